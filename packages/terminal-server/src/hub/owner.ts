@@ -1,0 +1,521 @@
+/**
+ * One owner's terminal across generations: the owner-level FIFO queue, the current generation, and the
+ * mutations that go through the queue (model send, signal, reset, human leases). Reset is an operation of
+ * the queue like any other, so it is a barrier by construction: what was accepted before it runs on the
+ * old shell, what was accepted after it runs on the new one.
+ */
+import { EventEmitter } from 'node:events';
+import { type ForegroundSignal, ForegroundSignalError, type PtyProvider } from '../pty/contract.ts';
+import type { TerminalConfig } from '../config.ts';
+import {
+  GrantRefused,
+  type HumanLease,
+  type HumanOrigin,
+  type OperationKind,
+  type OperationResult,
+  OperationQueue,
+  type OperationView,
+  QUEUE_MESSAGES,
+  QueueError,
+  type QueueStatus,
+  type SettleNow,
+  type WaitReason,
+} from '../queue/queue.ts';
+import { type Clock, systemClock } from '../queue/clock.ts';
+import type { CaptureHandle } from '../screen/screen.ts';
+import { utf8Length } from '../screen/utf8.ts';
+import {
+  type GenerationObserver,
+  type InputWait,
+  type ProcessStatus,
+  type PromptFact,
+  TerminalGeneration,
+} from '../terminal/generation.ts';
+
+export interface OwnerState {
+  generation: number;
+  sequence: number;
+  status: ProcessStatus;
+  queueStatus: QueueStatus;
+  holder: OperationKind | null;
+  /** Accepted operations behind the active one. */
+  pendingCount: number;
+  /** Kinds waiting behind the holder, in order (shows a model operation queued behind a human). */
+  pendingKinds: OperationKind[];
+  /** The model send a browser may take over, as a string id, or null. */
+  takeoverId: string | null;
+  /** The program currently waiting for input, while an operation holds the terminal. */
+  inputWait: InputWait | null;
+}
+
+export interface HumanSettled {
+  ownerId: string;
+  leaseId: number;
+  origin: HumanOrigin;
+  generation: number;
+  waitReason: WaitReason | 'failed';
+  exitCode: number | undefined;
+}
+
+export interface OwnerEvents {
+  output: [{ generation: number; sequence: number; data: string }];
+  state: [OwnerState];
+  /** A new generation replaced the old one (browsers must re-attach). */
+  reset: [{ generation: number }];
+  /** The owner is gone for good. */
+  disposed: [];
+  /** A human interaction (idle input or takeover) is over: the agent should read the terminal. */
+  'human-settled': [HumanSettled];
+}
+
+export interface OwnerOptions {
+  ownerId: string;
+  config: TerminalConfig;
+  provider: PtyProvider;
+  cwd: string;
+  baseEnv?: NodeJS.ProcessEnv;
+  clock?: Clock;
+  wrapArgv?: (argv: string[]) => string[] | Promise<string[]>;
+  /** Called before each spawn; throws when no process may be started now (capacity). */
+  beforeSpawn?: () => void;
+}
+
+export class TerminalError extends Error {
+  readonly code: string;
+  constructor(code: string, message: string) {
+    super(message);
+    this.name = 'TerminalError';
+    this.code = code;
+  }
+}
+
+/** What an operation's grant needs and what it leaves for the result. */
+interface OperationContext {
+  input?: string;
+  signal?: ForegroundSignal;
+  capture?: CaptureHandle;
+  captureGeneration?: TerminalGeneration;
+  processGroupId?: number | null;
+  /** Human lease accounting. */
+  humanBytes?: number;
+}
+
+export interface CapturedOutcome {
+  result: OperationResult;
+  output: string;
+  outputTruncated: boolean;
+  processGroupId: number | null;
+  exitCode: number | undefined;
+  inputWait: InputWait | undefined;
+}
+
+/** A human lease as the transport uses it. */
+export interface HumanSession {
+  readonly id: number;
+  readonly origin: HumanOrigin;
+  readonly granted: Promise<void>;
+  readonly result: Promise<OperationResult>;
+  readonly closed: boolean;
+  /** Write input; refused when over the byte cap (nothing is written then). */
+  input(text: string): Promise<void>;
+  /** SIGINT to the foreground group; the lease is kept until the prompt is back. */
+  interrupt(): Promise<void>;
+  /** Nobody holds it any more (controller gone past grace). */
+  abandon(): void;
+}
+
+export class OwnerTerminal extends EventEmitter<OwnerEvents> {
+  readonly ownerId: string;
+  private readonly options: OwnerOptions;
+  private readonly config: TerminalConfig;
+  private readonly queue: OperationQueue;
+  private readonly contexts = new Map<number, OperationContext>();
+  private current: TerminalGeneration | undefined;
+  private creating: Promise<TerminalGeneration> | undefined;
+  private generationNumber = 0;
+  private disposed = false;
+  private stateScheduled = false;
+  private currentInputWait: InputWait | null = null;
+  private spawnAbort = new AbortController();
+
+  constructor(options: OwnerOptions) {
+    super();
+    this.options = options;
+    this.ownerId = options.ownerId;
+    this.config = options.config;
+    this.queue = new OperationQueue({
+      maxQueuedOperations: options.config.maxQueuedOperations,
+      operationTimeoutMs: options.config.operationTimeoutMs,
+      interruptTimeoutMs: options.config.interruptTimeoutMs,
+      clock: options.clock ?? systemClock,
+      hooks: {
+        grant: (op) => this.grant(op),
+        interrupt: (op) => this.interruptForeground(op),
+        changed: () => this.changed(),
+      },
+    });
+  }
+
+  // ------------------------------------------------------------------ lifecycle
+
+  get generation(): TerminalGeneration | undefined {
+    return this.current;
+  }
+
+  get isDisposed(): boolean {
+    return this.disposed;
+  }
+
+  /** True while a process is alive or being created (counts against maxSessions). */
+  get live(): boolean {
+    if (this.disposed) return false;
+    if (this.creating) return true;
+    return this.current?.status.kind === 'running';
+  }
+
+  /** The current generation, created on first use; concurrent callers share one creation. */
+  ensure(): Promise<TerminalGeneration> {
+    if (this.disposed) return Promise.reject(new TerminalError('disposed', QUEUE_MESSAGES.disposed));
+    if (this.current) return Promise.resolve(this.current);
+    this.creating ??= this.createGeneration().finally(() => {
+      this.creating = undefined;
+    });
+    return this.creating;
+  }
+
+  private async createGeneration(): Promise<TerminalGeneration> {
+    this.options.beforeSpawn?.();
+    const number = this.generationNumber + 1;
+    const generation = await TerminalGeneration.start({
+      generation: number,
+      config: this.config,
+      provider: this.options.provider,
+      cwd: this.options.cwd,
+      signal: this.spawnAbort.signal,
+      ...(this.options.baseEnv ? { baseEnv: this.options.baseEnv } : {}),
+      ...(this.options.wrapArgv ? { wrapArgv: this.options.wrapArgv } : {}),
+    });
+    if (this.disposed) {
+      await generation.terminate().catch(() => undefined);
+      generation.dispose();
+      throw new TerminalError('disposed', QUEUE_MESSAGES.disposed);
+    }
+    this.generationNumber = number;
+    this.current = generation;
+    this.currentInputWait = null;
+    generation.on('output', (event) => this.emit('output', event));
+    generation.once('exit', () => {
+      if (this.current !== generation) return;
+      this.queue.exited();
+      this.changed();
+    });
+    generation.setObserver(this.observerFor(generation));
+    this.changed();
+    return generation;
+  }
+
+  private observerFor(generation: TerminalGeneration): GenerationObserver {
+    return {
+      dispatch: () => this.queue.currentDispatch,
+      interest: () => {
+        const holder = this.queue.holder;
+        if (this.current !== generation || !holder || holder.kind === 'reset') return 'none';
+        return 'prompt-and-input';
+      },
+      prompt: (dispatch: number, fact: PromptFact) => {
+        if (this.current !== generation) return;
+        if (this.queue.observe('prompt', dispatch, fact)) this.setInputWait(null);
+      },
+      inputWait: (dispatch: number, wait: InputWait) => {
+        if (this.current !== generation) return;
+        const holder = this.queue.holder;
+        if (!holder) return;
+        if (holder.kind === 'human') {
+          // The program consumed what the human typed: the human's input allowance starts over.
+          const context = this.contexts.get(holder.id);
+          if (context && dispatch === holder.dispatch) context.humanBytes = 0;
+          this.setInputWait(wait);
+          return;
+        }
+        this.setInputWait(wait);
+        this.queue.observe('stdin_read', dispatch, wait);
+      },
+    };
+  }
+
+  private setInputWait(wait: InputWait | null): void {
+    if (this.currentInputWait === wait) return;
+    this.currentInputWait = wait;
+    this.changed();
+  }
+
+  // ------------------------------------------------------------------ state
+
+  state(): OwnerState {
+    const holder = this.queue.holder;
+    const takeover = this.queue.takeoverId;
+    return {
+      generation: this.generationNumber,
+      sequence: this.current?.sequence ?? 0,
+      status: this.current?.status ?? { kind: 'running' },
+      queueStatus: this.queue.status,
+      holder: holder?.kind ?? null,
+      pendingCount: this.queue.pendingCount,
+      pendingKinds: this.queue.pendingKinds,
+      takeoverId: takeover === undefined ? null : String(takeover),
+      inputWait: holder ? this.currentInputWait : null,
+    };
+  }
+
+  private changed(): void {
+    this.current?.kick();
+    if (this.stateScheduled) return;
+    this.stateScheduled = true;
+    queueMicrotask(() => {
+      this.stateScheduled = false;
+      if (!this.disposed) this.emit('state', this.state());
+    });
+  }
+
+  // ------------------------------------------------------------------ queue hooks
+
+  private async grant(op: OperationView): Promise<void | SettleNow> {
+    const context = this.contexts.get(op.id) ?? {};
+    this.setInputWait(null);
+    if (op.kind === 'reset') {
+      await this.replaceGeneration();
+      return;
+    }
+    const generation = this.current;
+    if (!generation || generation.status.kind !== 'running') {
+      throw new GrantRefused('exited', QUEUE_MESSAGES.exited);
+    }
+    if (op.kind === 'model-send') {
+      context.capture = await generation.beginCapture();
+      context.captureGeneration = generation;
+      await generation.write(context.input ?? '');
+      return;
+    }
+    if (op.kind === 'signal') {
+      context.capture = await generation.beginCapture();
+      context.captureGeneration = generation;
+      try {
+        context.processGroupId = await generation.signalForeground(context.signal ?? 'SIGINT');
+      } catch (error) {
+        if (error instanceof ForegroundSignalError) throw new GrantRefused('signal-refused', error.message);
+        throw error;
+      }
+      if (context.processGroupId === generation.pid) {
+        // The shell itself was in front (an idle prompt): there is no program to wait for. Give a signal
+        // that ends the shell a moment to do so, so that the result tells the truth.
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        if ((generation.status as ProcessStatus).kind === 'exited') return { settleNow: { waitReason: 'session_exit' } };
+        return { settleNow: { waitReason: 'prompt' } };
+      }
+      return;
+    }
+    // A human lease: idle begin carries its first input.
+    if (context.input) await generation.write(context.input);
+  }
+
+  private async interruptForeground(_op: OperationView): Promise<void> {
+    const generation = this.current;
+    if (!generation || generation.status.kind !== 'running') throw new Error('terminal is exited');
+    await generation.signalForeground('SIGINT');
+  }
+
+  private async replaceGeneration(): Promise<void> {
+    const old = this.current;
+    this.current = undefined;
+    if (old) {
+      old.setObserver(undefined);
+      await old.terminate().catch(() => undefined);
+      old.dispose();
+    }
+    await this.ensure();
+    this.emit('reset', { generation: this.generationNumber });
+  }
+
+  // ------------------------------------------------------------------ model operations
+
+  /** Queue a model send; resolves with the captured outcome. */
+  async send(input: string, abortSignal?: AbortSignal): Promise<CapturedOutcome> {
+    if (utf8Length(input) > this.config.maxInputBytes) {
+      throw new TerminalError(
+        'input-too-large',
+        `input is ${utf8Length(input)} bytes, over maxInputBytes (${this.config.maxInputBytes}): send it in smaller parts or write it to a file first`,
+      );
+    }
+    await this.ensure();
+    return this.runModelOperation('model-send', { input }, abortSignal);
+  }
+
+  async signal(signal: ForegroundSignal, abortSignal?: AbortSignal): Promise<CapturedOutcome> {
+    const generation = await this.ensure();
+    if (generation.status.kind === 'running' && signal === 'SIGKILL') {
+      const info = await generation.inspect();
+      if (info && info.processGroupId === generation.pid && this.queue.idle) {
+        throw new TerminalError('signal-refused', 'SIGKILL to the shell itself is refused; use shared_terminal_reset to replace the shell');
+      }
+    }
+    return this.runModelOperation('signal', { signal }, abortSignal);
+  }
+
+  async reset(abortSignal?: AbortSignal): Promise<OperationResult> {
+    if (this.disposed) throw new TerminalError('disposed', QUEUE_MESSAGES.disposed);
+    if (!this.current && !this.creating) {
+      // Nothing to replace yet: the first generation is the reset's result.
+      const handle = this.queue.enqueue('reset', abortSignal ? { signal: abortSignal } : {});
+      return handle.result;
+    }
+    await this.ensure().catch(() => undefined);
+    const handle = this.queue.enqueue('reset', abortSignal ? { signal: abortSignal } : {});
+    return handle.result;
+  }
+
+  private async runModelOperation(
+    kind: 'model-send' | 'signal',
+    context: OperationContext,
+    abortSignal: AbortSignal | undefined,
+  ): Promise<CapturedOutcome> {
+    const handle = this.queue.enqueue(kind, abortSignal ? { signal: abortSignal } : {});
+    this.contexts.set(handle.id, context);
+    try {
+      const result = await handle.result;
+      let output = '';
+      let outputTruncated = false;
+      if (context.capture && context.captureGeneration) {
+        const generation = context.captureGeneration;
+        const captured = generation === this.current || generation.status.kind === 'exited'
+          ? await generation.readCapture(context.capture).catch(() => ({ lines: [] as string[], evicted: false }))
+          : { lines: [] as string[], evicted: false };
+        const lines = captured.lines;
+        // At a prompt the last line is the fresh prompt itself, which says nothing about the command.
+        if (result.waitReason === 'prompt' && lines.length > 0) lines.pop();
+        output = lines.join('\n');
+        outputTruncated = captured.evicted;
+        context.capture.dispose();
+      }
+      const detail = result.detail as (PromptFact & Partial<InputWait>) | undefined;
+      return {
+        result,
+        output,
+        outputTruncated,
+        processGroupId: context.processGroupId ?? null,
+        exitCode: result.waitReason === 'prompt' && detail ? detail.exitCode : undefined,
+        inputWait: result.waitReason === 'stdin_read' ? (result.detail as InputWait) : undefined,
+      };
+    } finally {
+      if (!this.queue.holder || this.queue.holder.id !== handle.id) this.contexts.delete(handle.id);
+    }
+  }
+
+  // ------------------------------------------------------------------ human leases
+
+  /** Begin human input at an idle prompt, with its first input. */
+  async beginHuman(firstInput: string): Promise<HumanSession> {
+    this.checkHumanBytes(firstInput, 0);
+    const generation = await this.ensure();
+    if (generation.status.kind !== 'running') throw new QueueError('exited', QUEUE_MESSAGES.exited);
+    const lease = this.queue.beginHuman();
+    const context: OperationContext = { input: firstInput, humanBytes: utf8Length(firstInput) };
+    this.contexts.set(lease.id, context);
+    return this.humanSession(lease, context);
+  }
+
+  /** Hand the running model send `id` to the human in place. */
+  takeover(id: number): HumanSession {
+    const lease = this.queue.takeover(id);
+    const context = this.contexts.get(id) ?? {};
+    context.humanBytes = 0;
+    context.input = undefined;
+    this.contexts.set(id, context);
+    return this.humanSession(lease, context);
+  }
+
+  private checkHumanBytes(text: string, used: number): void {
+    const bytes = utf8Length(text);
+    if (used + bytes > this.config.maxInputBytes) {
+      throw new TerminalError(
+        'input-limit',
+        `human input limit reached (${this.config.maxInputBytes} bytes until the program reads it): press Enter or Interrupt input`,
+      );
+    }
+  }
+
+  private humanSession(lease: HumanLease, context: OperationContext): HumanSession {
+    const generation = this.current;
+    let reported = false;
+    const report = (waitReason: WaitReason | 'failed', exitCode: number | undefined) => {
+      if (reported) return;
+      reported = true;
+      this.contexts.delete(lease.id);
+      this.emit('human-settled', {
+        ownerId: this.ownerId,
+        leaseId: lease.id,
+        origin: lease.origin,
+        generation: generation?.generation ?? this.generationNumber,
+        waitReason,
+        exitCode,
+      });
+    };
+    lease.result.then(
+      (result) => report(result.waitReason, (result.detail as PromptFact | undefined)?.exitCode),
+      () => report('failed', undefined),
+    );
+    return {
+      id: lease.id,
+      origin: lease.origin,
+      granted: lease.granted,
+      result: lease.result,
+      get closed() {
+        return lease.closed;
+      },
+      input: async (text: string) => {
+        if (lease.closed) throw new QueueError('lease-closed', QUEUE_MESSAGES.leaseClosed);
+        this.checkHumanBytes(text, context.humanBytes ?? 0);
+        context.humanBytes = (context.humanBytes ?? 0) + utf8Length(text);
+        await lease.input(async () => {
+          const target = this.current;
+          if (!target || target !== generation) throw new Error('terminal generation changed');
+          await target.write(text);
+        });
+      },
+      interrupt: () => lease.interrupt(),
+      abandon: () => lease.abandon(),
+    };
+  }
+
+  // ------------------------------------------------------------------ reading
+
+  async view(): Promise<{ state: OwnerState; viewport: string; cursor: { x: number; y: number }; rows: number; cols: number }> {
+    const generation = await this.ensure();
+    const view = await generation.view();
+    return {
+      state: { ...this.state(), sequence: view.sequence },
+      viewport: view.viewport,
+      cursor: view.cursor,
+      rows: generation.rows,
+      cols: generation.cols,
+    };
+  }
+
+  // ------------------------------------------------------------------ disposal
+
+  async dispose(): Promise<void> {
+    if (this.disposed) return;
+    this.disposed = true;
+    this.spawnAbort.abort();
+    this.queue.dispose();
+    const generation = this.current;
+    this.current = undefined;
+    await this.creating?.catch(() => undefined);
+    if (generation) {
+      generation.setObserver(undefined);
+      await generation.terminate().catch(() => undefined);
+      generation.dispose();
+    }
+    this.emit('disposed');
+    this.removeAllListeners();
+  }
+}

@@ -1,0 +1,16 @@
+/**
+ * @shared-terminal/server: the shared terminal engine. See ../README.md for the map of rooms.
+ */
+export * from './config.ts';
+export * from './pty/contract.ts';
+export { createNodePtyProvider } from './pty/node-pty-provider.ts';
+export { inspectLinuxForeground, readProcStat, descendantPids, sessionProcesses } from './pty/procfs.ts';
+export { MarkerFilter, prepareShellLaunch, scrubEnvironment, DEFAULT_PS1, type ShellMarker } from './shell/integration.ts';
+export { Screen, type ScreenSnapshot, type ScreenPage, type CaptureResult } from './screen/screen.ts';
+export { utf8Length, utf8Tail, wellFormed } from './screen/utf8.ts';
+export * from './queue/clock.ts';
+export * from './queue/queue.ts';
+export * from './terminal/generation.ts';
+export * from './hub/owner.ts';
+export * from './hub/hub.ts';
+export * from './operations/tools.ts';

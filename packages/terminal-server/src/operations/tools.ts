@@ -1,0 +1,311 @@
+/**
+ * The four tools as host-agnostic functions: strict argument parsing (closed schemas), the operation on
+ * the owner's terminal, and a result object whose JSON never exceeds maxToolOutputBytes. DSH, the HTTP
+ * API and MCP all call these, so the model sees the same tool everywhere.
+ */
+import { FOREGROUND_SIGNALS, type ForegroundSignal } from '../pty/contract.ts';
+import type { TerminalHub } from '../hub/hub.ts';
+import type { CapturedOutcome, OwnerState } from '../hub/owner.ts';
+import type { OperationKind, QueueStatus, WaitReason } from '../queue/queue.ts';
+import type { InputWait, ProcessStatus } from '../terminal/generation.ts';
+import { utf8Length, utf8Tail, wellFormed } from '../screen/utf8.ts';
+
+export const TOOL_NAMES = ['shared_terminal_send', 'shared_terminal_read', 'shared_terminal_signal', 'shared_terminal_reset'] as const;
+export type ToolName = (typeof TOOL_NAMES)[number];
+
+export class ToolArgsError extends Error {
+  readonly code = 'invalid-arguments';
+  constructor(message: string) {
+    super(message);
+    this.name = 'ToolArgsError';
+  }
+}
+
+export interface BaseResult {
+  generation: number;
+  sequence: number;
+  rows: number;
+  cols: number;
+  viewport: string;
+  cursor: { x: number; y: number };
+  status: ProcessStatus;
+  queueStatus: QueueStatus;
+  holder: OperationKind | null;
+  pendingCount: number;
+  truncated: boolean;
+}
+
+export interface SendResult extends BaseResult {
+  output: string;
+  queueTimeMs: number;
+  waitReason: WaitReason;
+  exitCode?: number;
+  inputWait?: { command: string | null; secret: boolean; processGroupId: number };
+}
+
+export interface SignalResult extends SendResult {
+  processGroupId: number | null;
+}
+
+export interface ReadResult extends BaseResult {
+  text: string;
+  totalLines: number;
+  lineBegin: number;
+  lineEnd: number;
+}
+
+export interface ResetResult extends BaseResult {
+  queueTimeMs: number;
+  waitReason: WaitReason;
+}
+
+export interface SendArgs {
+  text: string;
+  submit: boolean;
+}
+export interface ReadArgs {
+  offset: number;
+  count: number;
+}
+export interface SignalArgs {
+  signal: ForegroundSignal;
+}
+
+// ---------------------------------------------------------------------------------------- schemas
+
+/** JSON Schemas of the arguments (closed: no other key is accepted). */
+export const TOOL_INPUT_SCHEMAS = {
+  shared_terminal_send: {
+    type: 'object',
+    properties: {
+      text: { type: 'string', description: 'Text to type into the terminal.' },
+      submit: { type: 'boolean', description: 'Press Enter after the text (default true).', default: true },
+    },
+    required: ['text'],
+    additionalProperties: false,
+  },
+  shared_terminal_read: {
+    type: 'object',
+    properties: {
+      offset: { type: 'integer', minimum: 0, description: 'History lines to skip, counted from the newest (default 0).', default: 0 },
+      count: { type: 'integer', minimum: 1, description: 'History lines to return, older than the skipped ones (default 500).', default: 500 },
+    },
+    additionalProperties: false,
+  },
+  shared_terminal_signal: {
+    type: 'object',
+    properties: {
+      signal: { type: 'string', enum: [...FOREGROUND_SIGNALS], description: 'Signal for the foreground process group.' },
+    },
+    required: ['signal'],
+    additionalProperties: false,
+  },
+  shared_terminal_reset: { type: 'object', properties: {}, additionalProperties: false },
+} as const;
+
+const COMMON_RULES =
+  'The terminal is a persistent bash shared with the human in the browser; one FIFO queue orders your operations and the human\'s input.';
+
+/** Tool descriptions that teach the model the rules. */
+export const TOOL_DESCRIPTIONS: Record<ToolName, string> = {
+  shared_terminal_send:
+    `Type text into this agent's shared terminal (Enter is added unless submit is false) and wait until bash is back at its prompt, a program waits for input (waitReason stdin_read; inputWait.secret means a password prompt: let the human type it), the human takes over (human_handoff), the shell exits, or the deadline passes (timeout: SIGINT was sent, which does not prove the command ended). ${COMMON_RULES} After human_handoff, never answer behind the human: wait for the notice that the human finished, then call shared_terminal_read before sending more. Prefer your normal shell tool for one-shot commands.`,
+  shared_terminal_read:
+    `Read the shared terminal without taking the queue: the viewport, the cursor, and a page of history counted from the newest line (offset skips lines, count takes older ones; lineBegin inclusive, lineEnd exclusive). Call it first after a notice that the human finished an interaction. ${COMMON_RULES}`,
+  shared_terminal_signal:
+    `Queue a signal (SIGINT, SIGTERM, SIGKILL, SIGTSTP, SIGHUP) for the terminal's current foreground process group, re-checked at delivery. SIGKILL to the shell itself is refused: use shared_terminal_reset. ${COMMON_RULES}`,
+  shared_terminal_reset:
+    `Queue a reset: end the terminal's whole process tree and start a new bash (the next generation). All shell state (cwd, variables, running programs) is lost. Use it after "queue is blocked until reset" or when the shell exited. ${COMMON_RULES}`,
+};
+
+// ---------------------------------------------------------------------------------------- parsing
+
+function objectArgs(tool: ToolName, args: unknown, allowed: string[]): Record<string, unknown> {
+  if (args === undefined || args === null) args = {};
+  if (typeof args !== 'object' || Array.isArray(args)) throw new ToolArgsError(`${tool}: arguments must be a JSON object`);
+  const record = args as Record<string, unknown>;
+  for (const key of Object.keys(record)) {
+    if (!allowed.includes(key)) {
+      throw new ToolArgsError(`${tool}: unknown argument "${key}"; allowed: ${allowed.length ? allowed.join(', ') : 'none'}`);
+    }
+  }
+  return record;
+}
+
+export function parseSendArgs(args: unknown): SendArgs {
+  const record = objectArgs('shared_terminal_send', args, ['text', 'submit']);
+  if (typeof record['text'] !== 'string') throw new ToolArgsError('shared_terminal_send: "text" must be a string');
+  if (record['submit'] !== undefined && typeof record['submit'] !== 'boolean') {
+    throw new ToolArgsError('shared_terminal_send: "submit" must be true or false');
+  }
+  return { text: record['text'], submit: record['submit'] !== false };
+}
+
+export function parseReadArgs(args: unknown): ReadArgs {
+  const record = objectArgs('shared_terminal_read', args, ['offset', 'count']);
+  const offset = record['offset'] ?? 0;
+  const count = record['count'] ?? 500;
+  if (typeof offset !== 'number' || !Number.isSafeInteger(offset) || offset < 0) {
+    throw new ToolArgsError('shared_terminal_read: "offset" must be a whole number >= 0');
+  }
+  if (typeof count !== 'number' || !Number.isSafeInteger(count) || count < 1) {
+    throw new ToolArgsError('shared_terminal_read: "count" must be a whole number >= 1');
+  }
+  return { offset, count };
+}
+
+export function parseSignalArgs(args: unknown): SignalArgs {
+  const record = objectArgs('shared_terminal_signal', args, ['signal']);
+  const signal = record['signal'];
+  if (typeof signal !== 'string' || !(FOREGROUND_SIGNALS as readonly string[]).includes(signal)) {
+    throw new ToolArgsError(`shared_terminal_signal: "signal" must be one of ${FOREGROUND_SIGNALS.join(', ')}`);
+  }
+  return { signal: signal as ForegroundSignal };
+}
+
+export function parseResetArgs(args: unknown): Record<string, never> {
+  objectArgs('shared_terminal_reset', args, []);
+  return {};
+}
+
+// ---------------------------------------------------------------------------------------- bounding
+
+const CUTTABLE = ['output', 'text', 'viewport'] as const;
+
+/**
+ * Cap the whole JSON (escapes included) at `maxBytes` by cutting `output`, `text` and `viewport` to one
+ * shared byte budget, keeping each field's newest valid UTF-8 suffix. Sets `truncated` when anything was cut.
+ */
+export function boundResult<T extends BaseResult>(result: T, maxBytes: number): T {
+  const clean = { ...result } as T & Record<string, unknown>;
+  for (const field of CUTTABLE) if (typeof clean[field] === 'string') (clean as Record<string, unknown>)[field] = wellFormed(clean[field] as string);
+  if (utf8Length(JSON.stringify(clean)) <= maxBytes) return clean;
+  const fields = CUTTABLE.filter((f) => typeof clean[f] === 'string');
+  const originals = Object.fromEntries(fields.map((f) => [f, clean[f] as string]));
+  const build = (budget: number): T => {
+    const next = { ...clean, truncated: true } as unknown as Record<string, unknown>;
+    for (const f of fields) next[f] = utf8Tail(originals[f]!, budget).text;
+    return next as T;
+  };
+  let low = 0;
+  let high = Math.max(...fields.map((f) => utf8Length(originals[f]!)));
+  if (utf8Length(JSON.stringify(build(0))) > maxBytes) {
+    throw new Error('terminal metadata exceeds maxToolOutputBytes');
+  }
+  while (low < high) {
+    const mid = Math.ceil((low + high) / 2);
+    if (utf8Length(JSON.stringify(build(mid))) <= maxBytes) low = mid;
+    else high = mid - 1;
+  }
+  return build(low);
+}
+
+// ---------------------------------------------------------------------------------------- tools
+
+async function baseResult(hub: TerminalHub, ownerId: string): Promise<BaseResult & { state: OwnerState }> {
+  const owner = hub.acquire(ownerId);
+  const view = await owner.view();
+  return {
+    state: view.state,
+    generation: view.state.generation,
+    sequence: view.state.sequence,
+    rows: view.rows,
+    cols: view.cols,
+    viewport: view.viewport,
+    cursor: view.cursor,
+    status: view.state.status,
+    queueStatus: view.state.queueStatus,
+    holder: view.state.holder,
+    pendingCount: view.state.pendingCount,
+    truncated: false,
+  };
+}
+
+function strip<T extends { state?: unknown }>(value: T): Omit<T, 'state'> {
+  const { state: _state, ...rest } = value;
+  return rest;
+}
+
+function describeWait(wait: InputWait | undefined): SendResult['inputWait'] {
+  if (!wait) return undefined;
+  return { command: wait.command ?? null, secret: wait.secret, processGroupId: wait.processGroupId };
+}
+
+function outcomeFields(outcome: CapturedOutcome): Omit<SendResult, keyof BaseResult> & { truncatedOutput: boolean } {
+  const fields: Omit<SendResult, keyof BaseResult> & { truncatedOutput: boolean } = {
+    output: outcome.output,
+    queueTimeMs: outcome.result.queueTimeMs,
+    waitReason: outcome.result.waitReason,
+    truncatedOutput: outcome.outputTruncated,
+  };
+  if (outcome.exitCode !== undefined) fields.exitCode = outcome.exitCode;
+  const wait = describeWait(outcome.inputWait);
+  if (wait) fields.inputWait = wait;
+  return fields;
+}
+
+export async function runSend(hub: TerminalHub, ownerId: string, rawArgs: unknown, signal?: AbortSignal): Promise<SendResult> {
+  const args = parseSendArgs(rawArgs);
+  const owner = hub.acquire(ownerId);
+  const outcome = await owner.send(args.submit ? `${args.text}\r` : args.text, signal);
+  const base = strip(await baseResult(hub, ownerId));
+  const { truncatedOutput, ...fields } = outcomeFields(outcome);
+  return boundResult({ ...base, ...fields, truncated: truncatedOutput }, hub.config.maxToolOutputBytes);
+}
+
+export async function runSignal(hub: TerminalHub, ownerId: string, rawArgs: unknown, signal?: AbortSignal): Promise<SignalResult> {
+  const args = parseSignalArgs(rawArgs);
+  const owner = hub.acquire(ownerId);
+  const outcome = await owner.signal(args.signal, signal);
+  const base = strip(await baseResult(hub, ownerId));
+  const { truncatedOutput, ...fields } = outcomeFields(outcome);
+  return boundResult(
+    { ...base, ...fields, processGroupId: outcome.processGroupId, truncated: truncatedOutput },
+    hub.config.maxToolOutputBytes,
+  );
+}
+
+export async function runRead(hub: TerminalHub, ownerId: string, rawArgs: unknown): Promise<ReadResult> {
+  const args = parseReadArgs(rawArgs);
+  const owner = hub.acquire(ownerId);
+  const generation = await owner.ensure();
+  const base = strip(await baseResult(hub, ownerId));
+  const page = await generation.readPage(args.offset, args.count, hub.config.maxToolOutputBytes);
+  return boundResult(
+    {
+      ...base,
+      text: page.text,
+      totalLines: page.totalLines,
+      lineBegin: page.lineBegin,
+      lineEnd: page.lineEnd,
+      truncated: page.truncated,
+    },
+    hub.config.maxToolOutputBytes,
+  );
+}
+
+export async function runReset(hub: TerminalHub, ownerId: string, rawArgs: unknown, signal?: AbortSignal): Promise<ResetResult> {
+  parseResetArgs(rawArgs);
+  const owner = hub.acquire(ownerId);
+  const result = await owner.reset(signal);
+  const base = strip(await baseResult(hub, ownerId));
+  return boundResult({ ...base, queueTimeMs: result.queueTimeMs, waitReason: result.waitReason }, hub.config.maxToolOutputBytes);
+}
+
+/** Dispatch by tool name (HTTP API, MCP). */
+export function runTool(hub: TerminalHub, ownerId: string, tool: ToolName, args: unknown, signal?: AbortSignal): Promise<BaseResult> {
+  switch (tool) {
+    case 'shared_terminal_send':
+      return runSend(hub, ownerId, args, signal);
+    case 'shared_terminal_read':
+      return runRead(hub, ownerId, args);
+    case 'shared_terminal_signal':
+      return runSignal(hub, ownerId, args, signal);
+    case 'shared_terminal_reset':
+      return runReset(hub, ownerId, args, signal);
+  }
+}
+
+export function isToolName(name: string): name is ToolName {
+  return (TOOL_NAMES as readonly string[]).includes(name);
+}

@@ -1,0 +1,74 @@
+/**
+ * The PTY provider contract. It mirrors DSH's `SubprocessTerminalHandle` (pid, output, done, write,
+ * inspectForeground, signalForeground, terminate) so that the DSH plugin can adapt
+ * `ctx.subprocess.spawnTerminal` to it, and adds optional facts that our own Linux inspector can read from
+ * the kernel. Every optional field may be absent: the engine then falls back to slower, safe rules.
+ */
+import type { Readable } from 'node:stream';
+
+export type ForegroundSignal = 'SIGINT' | 'SIGTERM' | 'SIGKILL' | 'SIGTSTP' | 'SIGHUP';
+export const FOREGROUND_SIGNALS: readonly ForegroundSignal[] = ['SIGINT', 'SIGTERM', 'SIGKILL', 'SIGTSTP', 'SIGHUP'];
+
+export interface PtySpawnSpec {
+  /** argv[0] is the executable. */
+  argv: string[];
+  cwd: string;
+  env: Record<string, string>;
+  rows: number;
+  cols: number;
+  /** TERM name for the PTY (providers that force their own may ignore it; the env carries it too). */
+  term?: string;
+  /** Grace between the polite signals and SIGKILL when the tree is terminated. */
+  graceMs: number;
+  signal?: AbortSignal;
+}
+
+/** How the waiting process asks for input. */
+export type InputCall = 'read' | 'poll';
+
+export interface ForegroundInfo {
+  /** The foreground process group of the terminal. Equal to the shell pid when the shell is in front. */
+  processGroupId: number;
+  /** A process of that group is blocked reading this terminal (any fd that is the terminal, not only 0). */
+  inputWaiting: boolean;
+  /** Linux: a blocking read(), or select/poll/epoll with the terminal in its set (readline, REPLs). */
+  inputCall?: InputCall;
+  /** Terminal flags while waiting: ECHO off with ICANON on is a secret prompt (getpass, read -s). */
+  secret?: boolean;
+  /** Short command name of the waiting (or leading) process, e.g. `python3`. */
+  command?: string;
+}
+
+export interface PtyExit {
+  exitCode: number | null;
+  signal: string | null;
+}
+
+export interface PtyHandle {
+  readonly pid: number;
+  /** The provider can see input waits (and tell bash's line editor from its `read` builtin, when it
+   *  reports `inputCall`). False or absent: waits are unknown and model commands that read input time out. */
+  readonly inputWaitDetection?: boolean;
+  /** Decoded UTF-8 text; ends after the shell exits and its last output was read. Pausing it holds the PTY. */
+  readonly output: Readable;
+  /** Settles once the process has exited and its output has ended. */
+  readonly done: Promise<PtyExit>;
+  write(data: string): void | Promise<void>;
+  /** undefined when nothing can be inspected (the process is gone). */
+  inspectForeground(): Promise<ForegroundInfo | undefined>;
+  /** Re-inspects the foreground, signals that group and returns its id. Refuses SIGKILL to the shell itself. */
+  signalForeground(signal: ForegroundSignal): Promise<number>;
+  /** Ends the whole process tree (polite signals, then SIGKILL after graceMs) and resolves when it is gone. */
+  terminate(): Promise<void>;
+}
+
+export interface PtyProvider {
+  spawn(spec: PtySpawnSpec): Promise<PtyHandle>;
+}
+
+export class ForegroundSignalError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ForegroundSignalError';
+  }
+}

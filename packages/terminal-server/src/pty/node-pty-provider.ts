@@ -1,0 +1,143 @@
+/**
+ * The node-pty provider: spawns the shell as a session leader on a new PTY and answers the contract from
+ * the kernel (/proc on Linux, `ps` on macOS).
+ */
+import { constants } from 'node:os';
+import { Readable } from 'node:stream';
+import * as nodePty from 'node-pty';
+import {
+  type ForegroundInfo,
+  type ForegroundSignal,
+  ForegroundSignalError,
+  type PtyExit,
+  type PtyHandle,
+  type PtyProvider,
+  type PtySpawnSpec,
+} from './contract.ts';
+import { descendantPids, inspectDarwinForeground, inspectLinuxForeground, sessionProcesses } from './procfs.ts';
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function trySignal(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(pid, signal);
+  } catch {
+    // already gone
+  }
+}
+
+class NodePtyHandle implements PtyHandle {
+  readonly pid: number;
+  readonly inputWaitDetection = process.platform === 'linux';
+  readonly output: Readable;
+  readonly done: Promise<PtyExit>;
+  private readonly pty: nodePty.IPty;
+  private readonly ptsPath: string;
+  private readonly graceMs: number;
+  private exited = false;
+
+  constructor(pty: nodePty.IPty, graceMs: number) {
+    this.pty = pty;
+    this.pid = pty.pid;
+    this.graceMs = graceMs;
+    this.ptsPath = (pty as unknown as { ptsName?: string }).ptsName ?? '';
+    const output = new Readable({
+      encoding: 'utf8',
+      highWaterMark: 256 * 1024,
+      read: () => pty.resume(),
+    });
+    this.output = output;
+    pty.onData((data) => {
+      if (!output.push(data)) pty.pause();
+    });
+    const exit = new Promise<PtyExit>((resolve) => {
+      pty.onExit(({ exitCode, signal }) => {
+        this.exited = true;
+        resolve({ exitCode: signal ? null : exitCode, signal: signal ? signalName(signal) : null });
+        // node-pty reports exit only after its socket closed, so every byte was pushed already.
+        output.push(null);
+      });
+    });
+    const ended = new Promise<void>((resolve) => output.once('end', resolve));
+    this.done = Promise.all([exit, ended]).then(([result]) => result);
+  }
+
+  write(data: string): void {
+    if (this.exited) throw new Error('terminal is exited');
+    this.pty.write(data);
+  }
+
+  inspectForeground(): Promise<ForegroundInfo | undefined> {
+    if (this.exited) return Promise.resolve(undefined);
+    if (process.platform === 'linux') return inspectLinuxForeground(this.pid, this.ptsPath);
+    return inspectDarwinForeground(this.pid);
+  }
+
+  async signalForeground(signal: ForegroundSignal): Promise<number> {
+    const info = await this.inspectForeground();
+    if (!info) throw new ForegroundSignalError('the terminal has no foreground process to signal');
+    if (signal === 'SIGKILL' && info.processGroupId === this.pid) {
+      throw new ForegroundSignalError('SIGKILL to the shell itself is refused; use reset to replace the shell');
+    }
+    process.kill(-info.processGroupId, signal);
+    return info.processGroupId;
+  }
+
+  async terminate(): Promise<void> {
+    // Collect the tree first: processes that left the session (setsid) are still descendants.
+    const pids = new Set<number>([this.pid]);
+    if (process.platform === 'linux') {
+      for (const pid of await descendantPids(this.pid)) pids.add(pid);
+      for (const stat of await sessionProcesses(this.pid)) pids.add(stat.pid);
+    }
+    for (const pid of pids) {
+      trySignal(pid, 'SIGHUP');
+      trySignal(pid, 'SIGCONT');
+      trySignal(pid, 'SIGTERM');
+    }
+    const deadline = Date.now() + this.graceMs;
+    while (Date.now() < deadline && [...pids].some(alive)) await sleep(20);
+    for (const pid of pids) if (alive(pid)) trySignal(pid, 'SIGKILL');
+    try {
+      this.pty.kill('SIGKILL');
+    } catch {
+      // already gone
+    }
+    // Zombies count as alive to kill(0) until reaped; wait for the shell's own exit report.
+    await Promise.race([this.done, sleep(this.graceMs + 2000)]);
+    this.output.resume();
+  }
+}
+
+function signalName(signal: number): string {
+  for (const [name, value] of Object.entries(constants.signals)) if (value === signal) return name;
+  return String(signal);
+}
+
+/** The provider that the standalone server and the tests use. */
+export function createNodePtyProvider(): PtyProvider {
+  return {
+    async spawn(spec: PtySpawnSpec): Promise<PtyHandle> {
+      spec.signal?.throwIfAborted();
+      const [file, ...args] = spec.argv;
+      if (!file) throw new Error('spawn needs an executable in argv[0]');
+      const pty = nodePty.spawn(file, args, {
+        name: spec.term ?? spec.env['TERM'] ?? 'xterm-256color',
+        cols: spec.cols,
+        rows: spec.rows,
+        cwd: spec.cwd,
+        env: spec.env,
+      });
+      return new NodePtyHandle(pty, spec.graceMs);
+    },
+  };
+}

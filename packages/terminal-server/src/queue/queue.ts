@@ -1,0 +1,577 @@
+/**
+ * The operation queue: one strict FIFO per owner that decides who may write to the terminal. Model sends,
+ * human input leases, signals and resets are granted one at a time, in acceptance order.
+ *
+ * Pure and clock-injected: it performs no I/O itself. The owner gives it hooks (grant, interrupt), feeds it
+ * observations (`prompt`, `stdin_read`) stamped with the dispatch they were seen after, and tells it about
+ * session exit. Every write to the PTY on behalf of the active operation goes through `dispatch`, so that
+ * an observation made before the latest write can never complete an operation.
+ *
+ * Rules (see the package README for the full list):
+ * - model-send and signal get a deadline of operationTimeoutMs from grant; human leases and resets none.
+ * - A deadline or a cancel starts recovery: SIGINT to the foreground group (after writes in flight), then
+ *   interruptTimeoutMs for the prompt. A failed recovery blocks the queue until the earliest reset.
+ * - A human cancel (Interrupt input) only sends SIGINT; the lease is kept until the prompt is back.
+ * - Takeover turns the active model send into a human lease in place: same slot, no signal, the deadline
+ *   and the model's cancellation are dropped, and the model's result is `human_handoff`.
+ * - Session exit settles the active and pending operations with `session_exit`, except pending resets,
+ *   which run next and replace the shell.
+ */
+import type { Clock } from './clock.ts';
+
+export type OperationKind = 'model-send' | 'human' | 'signal' | 'reset';
+export type QueueStatus = 'ready' | 'busy' | 'blocked' | 'exited' | 'disposed';
+export type WaitReason = 'prompt' | 'stdin_read' | 'human_handoff' | 'session_exit' | 'timeout' | 'cancelled';
+export type HumanOrigin = 'idle' | 'takeover';
+
+export type QueueErrorCode =
+  | 'queue-full'
+  | 'blocked'
+  | 'exited'
+  | 'disposed'
+  | 'busy'
+  | 'cancelled'
+  | 'recovery-failed'
+  | 'lease-closed'
+  | 'takeover-unavailable'
+  | 'grant-failed';
+
+export class QueueError extends Error {
+  readonly code: QueueErrorCode;
+  constructor(code: QueueErrorCode, message: string) {
+    super(message);
+    this.name = 'QueueError';
+    this.code = code;
+  }
+}
+
+/**
+ * Thrown by a grant hook to refuse the operation without harming the terminal (a refused signal, say):
+ * the operation fails with it and the next one runs. Any other grant error blocks the queue.
+ */
+export class GrantRefused extends Error {
+  readonly code: string;
+  constructor(code: string, message: string) {
+    super(message);
+    this.name = 'GrantRefused';
+    this.code = code;
+  }
+}
+
+/** Returned by a grant hook to settle the operation at once (nothing to wait for). */
+export interface SettleNow {
+  settleNow: Settlement;
+}
+
+export const QUEUE_MESSAGES = {
+  full: 'terminal queue is full: wait for the accepted operations to finish; do not retry in parallel',
+  blocked: 'terminal queue is blocked until reset: call shared_terminal_reset to replace the shell',
+  exited: 'terminal is exited: its final screen can still be read; call shared_terminal_reset to start a new shell',
+  disposed: 'terminal owner or service is disposed',
+  busy: 'the terminal is busy with another operation: use Take over input to answer a running program',
+  leaseClosed: 'human lease is closed',
+  takeover: 'takeover is not available: the operation already finished, is recovering, or was taken over',
+} as const;
+
+/** What an observation or the queue itself settles an operation with. */
+export interface Settlement {
+  waitReason: WaitReason;
+  /** Whatever the observer attached (exit code, input wait facts). */
+  detail?: unknown;
+}
+
+export interface OperationView {
+  readonly id: number;
+  readonly kind: OperationKind;
+  readonly origin: HumanOrigin | undefined;
+  readonly acceptedAt: number;
+  readonly grantedAt: number | undefined;
+  /** The dispatch of the latest write on behalf of this operation. */
+  readonly dispatch: number;
+  readonly recovering: boolean;
+}
+
+export interface QueueHooks {
+  /** The operation got the slot: write its input, send its signal, or replace the shell. */
+  grant(op: OperationView): Promise<void | SettleNow>;
+  /** Recovery: SIGINT to the re-inspected foreground group. */
+  interrupt(op: OperationView): Promise<void>;
+  /** Anything visible changed (status, holder, pending count, takeover availability). */
+  changed(): void;
+}
+
+export interface QueueOptions {
+  maxQueuedOperations: number;
+  operationTimeoutMs: number;
+  interruptTimeoutMs: number;
+  clock: Clock;
+  hooks: QueueHooks;
+}
+
+export interface OperationResult extends Settlement {
+  queueTimeMs: number;
+}
+
+export interface OperationHandle {
+  readonly id: number;
+  readonly kind: OperationKind;
+  readonly result: Promise<OperationResult>;
+  cancel(): void;
+}
+
+export interface HumanLease {
+  readonly id: number;
+  readonly origin: HumanOrigin;
+  /** Resolves when the lease holds the slot (its first input, if any, was written). */
+  readonly granted: Promise<void>;
+  /** Settles when the interaction is over (prompt, exit, recovery). */
+  readonly result: Promise<OperationResult>;
+  readonly closed: boolean;
+  /** Write more input through the lease (serialized). */
+  input(write: () => Promise<void> | void): Promise<void>;
+  /** Interrupt input: SIGINT to the foreground; the lease is kept until the prompt is back. */
+  interrupt(): Promise<void>;
+  /** The holder is gone (grace expired): recover like a model cancel, or drop it unwritten if queued. */
+  abandon(): void;
+}
+
+interface Deferred<T> {
+  promise: Promise<T>;
+  resolve(value: T): void;
+  reject(error: unknown): void;
+}
+
+function deferred<T>(): Deferred<T> {
+  let resolve!: (value: T) => void;
+  let reject!: (error: unknown) => void;
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  promise.catch(() => undefined);
+  return { promise, resolve, reject };
+}
+
+interface Operation extends OperationView {
+  id: number;
+  kind: OperationKind;
+  origin: HumanOrigin | undefined;
+  acceptedAt: number;
+  grantedAt: number | undefined;
+  dispatch: number;
+  recovering: boolean;
+  recoveryReason: 'timeout' | 'cancelled' | undefined;
+  state: 'queued' | 'active' | 'settled';
+  granting: boolean;
+  inflight: number;
+  writeChain: Promise<void>;
+  deadline: unknown;
+  interruptTimer: unknown;
+  result: Deferred<OperationResult>;
+  granted: Deferred<void>;
+  detachAbort: (() => void) | undefined;
+  /** Set once a model send was handed to a human: the model's result already settled. */
+  handedOff: boolean;
+}
+
+export class OperationQueue {
+  private readonly options: QueueOptions;
+  private readonly pending: Operation[] = [];
+  private active: Operation | undefined;
+  private nextId = 1;
+  private dispatchCounter = 0;
+  private state: 'ready' | 'blocked' | 'exited' | 'disposed' = 'ready';
+  private blockedReason: string = QUEUE_MESSAGES.blocked;
+
+  constructor(options: QueueOptions) {
+    this.options = options;
+  }
+
+  // ---------------------------------------------------------------- views
+
+  get status(): QueueStatus {
+    if (this.state === 'disposed') return 'disposed';
+    if (this.state === 'blocked') return 'blocked';
+    if (this.state === 'exited') return this.active ? 'busy' : 'exited';
+    return this.active || this.pending.length > 0 ? 'busy' : 'ready';
+  }
+
+  get holder(): OperationView | undefined {
+    return this.active;
+  }
+
+  /** Accepted operations waiting behind the active one. */
+  get pendingCount(): number {
+    return this.pending.length;
+  }
+
+  get pendingKinds(): OperationKind[] {
+    return this.pending.map((op) => op.kind);
+  }
+
+  /** The id a browser may take over: an active, granted model send that is not recovering. */
+  get takeoverId(): number | undefined {
+    const op = this.active;
+    if (!op || op.kind !== 'model-send' || op.granting || op.grantedAt === undefined || op.recovering || op.state !== 'active') {
+      return undefined;
+    }
+    return op.id;
+  }
+
+  /** The current dispatch number; observers stamp what they see with it. */
+  get currentDispatch(): number {
+    return this.dispatchCounter;
+  }
+
+  get idle(): boolean {
+    return this.state === 'ready' && !this.active && this.pending.length === 0;
+  }
+
+  // ---------------------------------------------------------------- admission
+
+  enqueue(kind: Exclude<OperationKind, 'human'>, options: { signal?: AbortSignal } = {}): OperationHandle {
+    const op = this.accept(kind, undefined, options.signal);
+    return { id: op.id, kind, result: op.result.promise, cancel: () => this.cancel(op) };
+  }
+
+  /**
+   * A human lease at an idle prompt. Refused unless the queue is completely idle: typing while another
+   * operation holds the terminal must never become a hidden answer.
+   */
+  beginHuman(): HumanLease {
+    if (this.state === 'disposed') throw new QueueError('disposed', QUEUE_MESSAGES.disposed);
+    if (this.state === 'blocked') throw new QueueError('blocked', this.blockedReason);
+    if (this.state === 'exited') throw new QueueError('exited', QUEUE_MESSAGES.exited);
+    if (!this.idle) throw new QueueError('busy', QUEUE_MESSAGES.busy);
+    const op = this.accept('human', 'idle', undefined);
+    return this.leaseOf(op);
+  }
+
+  /** Hand the active model send to a human in place. */
+  takeover(id: number): HumanLease {
+    const op = this.active;
+    if (!op || op.id !== id || this.takeoverId !== id) {
+      throw new QueueError('takeover-unavailable', QUEUE_MESSAGES.takeover);
+    }
+    this.clearDeadline(op);
+    op.detachAbort?.();
+    op.detachAbort = undefined;
+    op.handedOff = true;
+    const modelResult = op.result;
+    op.result = deferred<OperationResult>();
+    op.granted = deferred<void>();
+    op.granted.resolve();
+    op.kind = 'human';
+    op.origin = 'takeover';
+    modelResult.resolve({ waitReason: 'human_handoff', queueTimeMs: this.queueTime(op) });
+    this.options.hooks.changed();
+    return this.leaseOf(op);
+  }
+
+  private accept(kind: OperationKind, origin: HumanOrigin | undefined, signal: AbortSignal | undefined): Operation {
+    if (this.state === 'disposed') throw new QueueError('disposed', QUEUE_MESSAGES.disposed);
+    if (signal?.aborted) throw new QueueError('cancelled', 'the operation was cancelled before it was accepted');
+    if (kind !== 'reset') {
+      if (this.state === 'blocked') throw new QueueError('blocked', this.blockedReason);
+      if (this.state === 'exited') throw new QueueError('exited', QUEUE_MESSAGES.exited);
+    }
+    const count = this.pending.length + (this.active ? 1 : 0);
+    if (count >= this.options.maxQueuedOperations) throw new QueueError('queue-full', QUEUE_MESSAGES.full);
+    const op: Operation = {
+      id: this.nextId++,
+      kind,
+      origin,
+      acceptedAt: this.options.clock.now(),
+      grantedAt: undefined,
+      dispatch: -1,
+      recovering: false,
+      recoveryReason: undefined,
+      state: 'queued',
+      granting: false,
+      inflight: 0,
+      writeChain: Promise.resolve(),
+      deadline: undefined,
+      interruptTimer: undefined,
+      result: deferred<OperationResult>(),
+      granted: deferred<void>(),
+      detachAbort: undefined,
+      handedOff: false,
+    };
+    if (signal) {
+      const onAbort = () => this.cancel(op);
+      signal.addEventListener('abort', onAbort, { once: true });
+      op.detachAbort = () => signal.removeEventListener('abort', onAbort);
+    }
+    this.pending.push(op);
+    this.options.hooks.changed();
+    this.pump();
+    return op;
+  }
+
+  private leaseOf(op: Operation): HumanLease {
+    return {
+      id: op.id,
+      origin: op.origin ?? 'idle',
+      granted: op.granted.promise,
+      result: op.result.promise,
+      get closed() {
+        return op.state === 'settled' || op.recovering;
+      },
+      input: (write) => this.append(op, write),
+      interrupt: () => this.humanInterrupt(op),
+      abandon: () => this.cancel(op),
+    };
+  }
+
+  // ---------------------------------------------------------------- running
+
+  private pump(): void {
+    if (this.active || this.state === 'disposed') return;
+    // While blocked or exited, only the earliest reset may run; everything else was settled already.
+    const next = this.pending.shift();
+    if (!next) {
+      this.options.hooks.changed();
+      return;
+    }
+    this.active = next;
+    next.state = 'active';
+    next.grantedAt = this.options.clock.now();
+    next.granting = true;
+    if (next.kind === 'model-send' || next.kind === 'signal') {
+      next.deadline = this.options.clock.setTimeout(() => this.startRecovery(next, 'timeout'), this.options.operationTimeoutMs);
+    }
+    this.options.hooks.changed();
+    let settleNow: Settlement | undefined;
+    const grant = this.runWrite(next, async () => {
+      const outcome = await this.options.hooks.grant(next);
+      if (outcome) settleNow = outcome.settleNow;
+    });
+    grant.then(
+      () => {
+        next.granting = false;
+        if (next.state !== 'active') return;
+        if (settleNow) {
+          if (next.kind === 'reset') this.state = 'ready';
+          next.granted.resolve();
+          this.settle(next, settleNow);
+          return;
+        }
+        if (next.kind === 'reset') {
+          // The replacement is done: a fresh shell at its prompt.
+          this.state = 'ready';
+          this.settle(next, { waitReason: 'prompt' });
+          return;
+        }
+        next.granted.resolve();
+        this.options.hooks.changed();
+      },
+      (error: unknown) => {
+        next.granting = false;
+        if (next.state !== 'active') return;
+        next.granted.reject(error);
+        if (error instanceof GrantRefused) {
+          this.fail(next, error as unknown as QueueError);
+          this.options.hooks.changed();
+          this.pump();
+          return;
+        }
+        const message = `${next.kind === 'reset' ? 'reset failed' : 'writing to the terminal failed'}: ${describe(error)}; queue is blocked until reset`;
+        this.block(next, new QueueError('grant-failed', message), message);
+      },
+    );
+  }
+
+  /** Run one write on behalf of `op` as a new dispatch; writes of one operation never overlap. */
+  private runWrite(op: Operation, write: () => Promise<void> | void): Promise<void> {
+    op.inflight += 1;
+    const run = op.writeChain.then(async () => {
+      this.dispatchCounter += 1;
+      op.dispatch = this.dispatchCounter;
+      await write();
+    });
+    op.writeChain = run.catch(() => undefined);
+    return run.finally(() => {
+      op.inflight -= 1;
+      if (op.state === 'active' && op.inflight === 0 && op.recovering && op.interruptTimer === undefined) {
+        void this.deliverInterrupt(op);
+      }
+    });
+  }
+
+  private append(op: Operation, write: () => Promise<void> | void): Promise<void> {
+    if (op.state !== 'active' || op.recovering || op.kind !== 'human' || op.granting) {
+      return Promise.reject(new QueueError('lease-closed', QUEUE_MESSAGES.leaseClosed));
+    }
+    return this.runWrite(op, write).catch((error: unknown) => {
+      if (op.state === 'active') {
+        const message = `writing to the terminal failed: ${describe(error)}; queue is blocked until reset`;
+        this.block(op, new QueueError('grant-failed', message), message);
+      }
+      throw error;
+    });
+  }
+
+  /**
+   * A completion was observed. `dispatch` is the dispatch that was current when the observer saw it; an
+   * older one (the world changed since) is ignored, and so is one that arrives while a write is in flight.
+   */
+  observe(kind: 'prompt' | 'stdin_read', dispatch: number, detail?: unknown): boolean {
+    const op = this.active;
+    if (!op || op.state !== 'active' || op.granting || op.inflight > 0) return false;
+    if (dispatch !== op.dispatch || op.kind === 'reset') return false;
+    if (op.recovering) {
+      if (kind !== 'prompt' || op.interruptTimer === undefined) return false;
+      this.settle(op, { waitReason: op.recoveryReason ?? 'cancelled', detail });
+      return true;
+    }
+    if (kind === 'stdin_read' && op.kind !== 'model-send' && op.kind !== 'signal') return false;
+    this.settle(op, { waitReason: kind, detail });
+    return true;
+  }
+
+  /** The shell exited. Pending resets stay queued and will replace it. */
+  exited(detail?: unknown): void {
+    if (this.state === 'disposed') return;
+    const op = this.active;
+    if (op && op.kind !== 'reset') this.settle(op, { waitReason: 'session_exit', detail }, false);
+    this.state = this.state === 'blocked' ? 'blocked' : 'exited';
+    for (const waiting of this.pending.filter((p) => p.kind !== 'reset')) {
+      this.remove(waiting);
+      this.finish(waiting, { waitReason: 'session_exit', detail });
+    }
+    this.options.hooks.changed();
+    this.pump();
+  }
+
+  dispose(): void {
+    if (this.state === 'disposed') return;
+    this.state = 'disposed';
+    const all = [...(this.active ? [this.active] : []), ...this.pending.splice(0)];
+    this.active = undefined;
+    for (const op of all) this.finish(op, { waitReason: 'cancelled' });
+    this.options.hooks.changed();
+  }
+
+  // ---------------------------------------------------------------- cancel and recovery
+
+  private cancel(op: Operation): void {
+    if (op.state === 'settled') return;
+    if (op.state === 'queued') {
+      this.remove(op);
+      op.granted.reject(new QueueError('cancelled', 'the operation was cancelled before it ran'));
+      this.finish(op, { waitReason: 'cancelled' });
+      this.options.hooks.changed();
+      return;
+    }
+    if (op.kind === 'reset') return; // a replacement in progress runs to its end
+    this.startRecovery(op, 'cancelled');
+  }
+
+  private startRecovery(op: Operation, reason: 'timeout' | 'cancelled'): void {
+    if (op.state !== 'active' || op.recovering) return;
+    this.clearDeadline(op);
+    op.recovering = true;
+    op.recoveryReason = reason;
+    op.detachAbort?.();
+    op.detachAbort = undefined;
+    this.options.hooks.changed();
+    // SIGINT waits for writes in flight (the grant included), even past the deadline.
+    if (op.inflight === 0) void this.deliverInterrupt(op);
+  }
+
+  private async deliverInterrupt(op: Operation): Promise<void> {
+    if (op.state !== 'active' || op.interruptTimer !== undefined) return;
+    op.interruptTimer = this.options.clock.setTimeout(() => {
+      if (op.state !== 'active') return;
+      const message = `recovery failed after ${op.recoveryReason ?? 'cancel'}: the prompt did not come back within ${this.options.interruptTimeoutMs} ms of SIGINT; queue is blocked until reset`;
+      this.block(op, new QueueError('recovery-failed', message), QUEUE_MESSAGES.blocked);
+    }, this.options.interruptTimeoutMs);
+    try {
+      await this.options.hooks.interrupt(op);
+    } catch (error) {
+      if (op.state !== 'active') return;
+      const message = `recovery failed: SIGINT could not be delivered (${describe(error)}); queue is blocked until reset`;
+      this.block(op, new QueueError('recovery-failed', message), QUEUE_MESSAGES.blocked);
+    }
+  }
+
+  private async humanInterrupt(op: Operation): Promise<void> {
+    if (op.state !== 'active' || op.kind !== 'human') throw new QueueError('lease-closed', QUEUE_MESSAGES.leaseClosed);
+    // Let accepted input reach the terminal first, then interrupt; the lease stays until the prompt.
+    await op.writeChain;
+    await this.options.hooks.interrupt(op);
+  }
+
+  private block(op: Operation, error: QueueError, reason: string): void {
+    this.state = 'blocked';
+    this.blockedReason = reason;
+    this.fail(op, error);
+    for (const waiting of this.pending.filter((p) => p.kind !== 'reset')) {
+      this.remove(waiting);
+      this.failQueued(waiting, new QueueError('blocked', reason));
+    }
+    this.options.hooks.changed();
+    this.pump();
+  }
+
+  // ---------------------------------------------------------------- settling
+
+  private settle(op: Operation, settlement: Settlement, pumpAfter = true): void {
+    if (op.state === 'settled') return;
+    if (this.active === op) this.active = undefined;
+    this.finish(op, settlement);
+    if (pumpAfter) {
+      this.options.hooks.changed();
+      this.pump();
+    }
+  }
+
+  private finish(op: Operation, settlement: Settlement): void {
+    if (op.state === 'settled') return;
+    op.state = 'settled';
+    this.clearTimers(op);
+    op.detachAbort?.();
+    op.detachAbort = undefined;
+    op.granted.reject(new QueueError('cancelled', 'the operation ended before it was granted'));
+    op.result.resolve({ ...settlement, queueTimeMs: this.queueTime(op) });
+  }
+
+  private fail(op: Operation, error: QueueError | GrantRefused): void {
+    if (op.state === 'settled') return;
+    if (this.active === op) this.active = undefined;
+    op.state = 'settled';
+    this.clearTimers(op);
+    op.detachAbort?.();
+    op.detachAbort = undefined;
+    op.granted.reject(error);
+    op.result.reject(error);
+  }
+
+  private failQueued(op: Operation, error: QueueError): void {
+    this.fail(op, error);
+  }
+
+  private remove(op: Operation): void {
+    const index = this.pending.indexOf(op);
+    if (index >= 0) this.pending.splice(index, 1);
+  }
+
+  private clearDeadline(op: Operation): void {
+    if (op.deadline !== undefined) this.options.clock.clearTimeout(op.deadline);
+    op.deadline = undefined;
+  }
+
+  private clearTimers(op: Operation): void {
+    this.clearDeadline(op);
+    if (op.interruptTimer !== undefined) this.options.clock.clearTimeout(op.interruptTimer);
+    op.interruptTimer = undefined;
+  }
+
+  private queueTime(op: Operation): number {
+    return Math.max(0, Math.round((op.grantedAt ?? this.options.clock.now()) - op.acceptedAt));
+  }
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

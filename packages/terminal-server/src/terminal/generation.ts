@@ -1,0 +1,461 @@
+/**
+ * One terminal generation: a PTY running bash, its shell integration, and the screen that mirrors it.
+ *
+ * Everything that touches the screen runs on one serial chain (ingest of each output chunk, snapshots,
+ * captures, reads), so each of them sees a whole number of chunks. Output is read as fast as the screen
+ * parses it; while a chunk is parsed the PTY stream buffers and, past its high-water mark, pauses the
+ * PTY (back-pressure all the way to the program).
+ *
+ * Completion facts it reports to its observer (the owner's queue):
+ * - prompt: the nonce's prompt-drawn marker was parsed, the kernel says bash itself is in front and
+ *   waiting for input, and the cursor has not moved since the marker (no typed-ahead echo).
+ * - stdin_read: a process of the foreground group is blocked reading the terminal, and it is not bash at
+ *   its own prompt (bash's `read` builtin counts).
+ * Each fact is stamped with the dispatch that was current when its evidence arrived.
+ */
+import { EventEmitter } from 'node:events';
+import type { ForegroundInfo, ForegroundSignal, PtyExit, PtyHandle, PtyProvider } from '../pty/contract.ts';
+import { type Cursor, type CaptureHandle, Screen, type ScreenSnapshot } from '../screen/screen.ts';
+import { MarkerFilter, prepareShellLaunch } from '../shell/integration.ts';
+import type { TerminalConfig } from '../config.ts';
+
+export type ProcessStatus = { kind: 'running' } | { kind: 'exited'; exitCode: number | null; signal: string | null };
+
+export interface InputWait {
+  processGroupId: number;
+  command: string | undefined;
+  /** ECHO off with ICANON on: a password-style prompt. */
+  secret: boolean;
+  /** The waiting program is bash itself (its `read` builtin). */
+  shell: boolean;
+}
+
+export interface PromptFact {
+  /** Exit status of the last command, when the shell reported one since the dispatch. */
+  exitCode: number | undefined;
+}
+
+/** What the generation reports to, and asks of, the owner's queue. */
+export interface GenerationObserver {
+  /** The current dispatch number (stamps evidence). */
+  dispatch(): number;
+  /** What the active operation can be completed by; 'none' stops polling. */
+  interest(): 'none' | 'prompt' | 'prompt-and-input';
+  prompt(dispatch: number, fact: PromptFact): void;
+  inputWait(dispatch: number, wait: InputWait): void;
+}
+
+export interface GenerationEvents {
+  output: [{ generation: number; sequence: number; data: string }];
+  exit: [ProcessStatus & { kind: 'exited' }];
+}
+
+export interface GenerationStartOptions {
+  generation: number;
+  config: TerminalConfig;
+  provider: PtyProvider;
+  cwd: string;
+  baseEnv?: NodeJS.ProcessEnv;
+  signal?: AbortSignal;
+  /** Wrap the argv (sandbox confinement); applied before spawn. */
+  wrapArgv?: (argv: string[]) => string[] | Promise<string[]>;
+}
+
+const PROMPT_SETTLE_MS = 2;
+const INPUT_SETTLE_MS = 4;
+const QUIET_CHECK_MS = 8;
+
+export class StartupError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'StartupError';
+  }
+}
+
+export class TerminalGeneration extends EventEmitter<GenerationEvents> {
+  readonly generation: number;
+  readonly rows: number;
+  readonly cols: number;
+  readonly pid: number;
+  private readonly handle: PtyHandle;
+  private readonly screen: Screen;
+  private readonly filter: MarkerFilter;
+  private readonly config: TerminalConfig;
+  private observer: GenerationObserver | undefined;
+  private chain: Promise<unknown> = Promise.resolve();
+  private sequenceNumber = 0;
+  private booted = false;
+  private bootWaiter: { resolve(): void; reject(error: Error): void } | undefined;
+  private processStatus: ProcessStatus = { kind: 'running' };
+  private disposed = false;
+  // prompt evidence
+  private lastStatus: { status: number; dispatch: number } | undefined;
+  private promptMark: { dispatch: number; cursor: ReturnType<Screen['absoluteCursor']> } | undefined;
+  private promptTimer: NodeJS.Timeout | undefined;
+  // input-wait polling
+  private pollTimer: NodeJS.Timeout | undefined;
+  private inspecting = false;
+  private reportedWait: { dispatch: number; sequence: number } | undefined;
+  private lastOutputAt = 0;
+  private holds = new Set<string>();
+  private releaseHold: (() => void) | undefined;
+  readonly done: Promise<ProcessStatus & { kind: 'exited' }>;
+
+  private constructor(options: GenerationStartOptions, handle: PtyHandle, nonce: string) {
+    super();
+    this.generation = options.generation;
+    this.config = options.config;
+    this.rows = options.config.rows;
+    this.cols = options.config.cols;
+    this.handle = handle;
+    this.pid = handle.pid;
+    this.filter = new MarkerFilter(nonce);
+    this.screen = new Screen(
+      {
+        rows: options.config.rows,
+        cols: options.config.cols,
+        scrollbackLines: options.config.scrollbackLines,
+        scrollbackMaxBytes: options.config.scrollbackMaxBytes,
+      },
+      // The emulator answers terminal queries (CPR, DA...) itself, straight to the PTY, outside the queue:
+      // these are the terminal's replies, not anybody's input.
+      (reply) => {
+        if (this.processStatus.kind === 'running') void Promise.resolve(this.handle.write(reply)).catch(() => undefined);
+      },
+    );
+    this.done = new Promise((resolve) => this.once('exit', resolve));
+  }
+
+  /** Spawn bash and resolve once its first controlled prompt is drawn. */
+  static async start(options: GenerationStartOptions): Promise<TerminalGeneration> {
+    const { config } = options;
+    const launch = prepareShellLaunch({ baseEnv: options.baseEnv ?? process.env, term: config.term, extraEnv: config.env });
+    let argv = [config.shellPath, ...config.shellArgs];
+    if (options.wrapArgv) argv = await options.wrapArgv(argv);
+    options.signal?.throwIfAborted();
+    const spawnSpec = {
+      argv,
+      cwd: options.cwd,
+      env: launch.env,
+      rows: config.rows,
+      cols: config.cols,
+      term: config.term,
+      graceMs: config.disposeGraceMs,
+      ...(options.signal ? { signal: options.signal } : {}),
+    };
+    const handle = await options.provider.spawn(spawnSpec);
+    const generation = new TerminalGeneration(options, handle, launch.nonce);
+    const booted = new Promise<void>((resolve, reject) => {
+      generation.bootWaiter = { resolve, reject };
+    });
+    generation.pumpOutput();
+    void generation.watchExit();
+    try {
+      await Promise.resolve(handle.write(launch.bootInput));
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(
+          () => reject(new StartupError(`the shell did not reach its controlled prompt within ${config.operationTimeoutMs} ms`)),
+          config.operationTimeoutMs,
+        );
+      });
+      const aborted = new Promise<never>((_, reject) => {
+        options.signal?.addEventListener('abort', () => reject(new StartupError('terminal creation was cancelled')), { once: true });
+      });
+      try {
+        await Promise.race([booted, timeout, aborted]);
+      } finally {
+        clearTimeout(timer);
+      }
+    } catch (error) {
+      await generation.terminate().catch(() => undefined);
+      throw error;
+    }
+    return generation;
+  }
+
+  // ------------------------------------------------------------------ observation wiring
+
+  setObserver(observer: GenerationObserver | undefined): void {
+    this.observer = observer;
+    this.kick();
+  }
+
+  /** The active operation changed (granted, written, settled): re-evaluate completion evidence now. */
+  kick(): void {
+    if (this.disposed || this.processStatus.kind !== 'running') return;
+    if (this.promptMark) this.schedulePromptCheck();
+    this.schedulePoll(QUIET_CHECK_MS);
+  }
+
+  get status(): ProcessStatus {
+    return this.processStatus;
+  }
+
+  get sequence(): number {
+    return this.sequenceNumber;
+  }
+
+  // ------------------------------------------------------------------ output
+
+  private async pumpOutput(): Promise<void> {
+    try {
+      for await (const chunk of this.handle.output as AsyncIterable<string>) {
+        if (this.holds.size > 0) await new Promise<void>((resolve) => (this.releaseHold = resolve));
+        await this.enqueue(() => this.ingest(chunk));
+      }
+      const rest = this.filter.flush();
+      if (rest) await this.enqueue(() => this.ingest('', rest));
+    } catch {
+      // A stream error ends the output; the exit watcher reports the end of the process.
+    }
+  }
+
+  /** Flow control: while any hold is set, no more output is read (the PTY pauses once buffers fill). */
+  hold(reason: string, on: boolean): void {
+    if (on) this.holds.add(reason);
+    else this.holds.delete(reason);
+    if (this.holds.size === 0 && this.releaseHold) {
+      const release = this.releaseHold;
+      this.releaseHold = undefined;
+      release();
+    }
+  }
+
+  private enqueue<T>(task: () => T | Promise<T>): Promise<T> {
+    const run = this.chain.then(task);
+    this.chain = run.catch(() => undefined);
+    return run;
+  }
+
+  private async ingest(chunk: string, raw?: string): Promise<void> {
+    const dispatch = this.observer?.dispatch() ?? 0;
+    let { text, markers } = raw === undefined ? this.filter.push(chunk) : { text: raw, markers: [] };
+    if (!this.booted) {
+      // Everything before the first prompt hook (the echoed nonce line, startup noise) is discarded.
+      const first = markers.find((m) => m.kind === 'D');
+      if (!first) return;
+      this.booted = true;
+      text = text.slice(first.at);
+      markers = markers.filter((m) => m.at >= first.at && m !== first).map((m) => ({ ...m, at: m.at - first.at }));
+    }
+    let written = 0;
+    for (const marker of markers) {
+      if (marker.at > written) {
+        await this.screen.write(text.slice(written, marker.at));
+        written = marker.at;
+        this.promptMark = undefined;
+      }
+      if (marker.kind === 'D') {
+        this.lastStatus = { status: marker.status, dispatch };
+        this.promptMark = undefined;
+      } else {
+        this.promptMark = { dispatch, cursor: this.screen.absoluteCursor() };
+      }
+    }
+    if (written < text.length) await this.screen.write(text.slice(written));
+    // Published once the first prompt is drawn, so the first operation starts right after it.
+    if (this.bootWaiter && markers.some((m) => m.kind === 'B')) {
+      this.bootWaiter.resolve();
+      this.bootWaiter = undefined;
+    }
+    if (text.length > 0) {
+      this.lastOutputAt = performance.now();
+      this.sequenceNumber += 1;
+      this.emit('output', { generation: this.generation, sequence: this.sequenceNumber, data: text });
+    }
+    if (this.promptMark) this.schedulePromptCheck();
+    else this.schedulePoll(QUIET_CHECK_MS);
+  }
+
+  // ------------------------------------------------------------------ completion evidence
+
+  private schedulePromptCheck(): void {
+    if (this.promptTimer || !this.observer || this.observer.interest() === 'none') return;
+    this.promptTimer = setTimeout(() => {
+      this.promptTimer = undefined;
+      void this.checkPrompt();
+    }, PROMPT_SETTLE_MS);
+  }
+
+  /** Returns true when a prompt was reported. */
+  private async checkPrompt(): Promise<boolean> {
+    const mark = this.promptMark;
+    const observer = this.observer;
+    if (!mark || !observer || observer.interest() === 'none' || this.processStatus.kind !== 'running') return false;
+    const info = await this.handle.inspectForeground().catch(() => undefined);
+    if (this.promptMark !== mark) return false; // more output arrived meanwhile
+    const shellInFront = info !== undefined && info.processGroupId === this.pid;
+    const waitsKnown = this.handle.inputWaitDetection === true;
+    const shellWaiting = shellInFront && (!waitsKnown || (info.inputWaiting && info.inputCall !== 'read'));
+    if (!shellWaiting) {
+      // A forged marker, or bash not yet back in its line editor: the poll looks again.
+      this.schedulePoll(this.config.pollIntervalMs);
+      return false;
+    }
+    // Output still being parsed would move the cursor: check on the chain, after everything read so far.
+    await this.enqueue(() => undefined);
+    if (this.promptMark !== mark) return false;
+    const now = this.screen.absoluteCursor();
+    if (now.x !== mark.cursor.x || now.line !== mark.cursor.line || now.alternate) {
+      // Something was drawn after the prompt (typed-ahead input): this prompt is no longer pristine.
+      this.promptMark = undefined;
+      this.schedulePoll(this.config.pollIntervalMs);
+      return false;
+    }
+    const status = this.lastStatus;
+    observer.prompt(mark.dispatch, { exitCode: status && status.dispatch === mark.dispatch ? status.status : undefined });
+    return true;
+  }
+
+  private schedulePoll(delay: number): void {
+    if (this.pollTimer || this.disposed || !this.observer || this.observer.interest() === 'none') return;
+    this.pollTimer = setTimeout(() => {
+      this.pollTimer = undefined;
+      void this.poll();
+    }, delay);
+  }
+
+  private async poll(): Promise<void> {
+    const observer = this.observer;
+    if (this.inspecting || !observer || this.disposed || this.processStatus.kind !== 'running') return;
+    if (observer.interest() === 'none') return;
+    this.inspecting = true;
+    try {
+      if (this.promptMark && (await this.checkPrompt())) return;
+      const dispatch = observer.dispatch();
+      const outputBefore = this.sequenceNumber;
+      // A wait already reported for this dispatch, with no output since: nothing new to learn.
+      if (this.reportedWait && this.reportedWait.dispatch === dispatch && this.reportedWait.sequence === outputBefore) return;
+      const info = await this.handle.inspectForeground().catch(() => undefined);
+      if (!info) return;
+      if (this.isInputWait(info)) {
+        // Let the program's own prompt text arrive and be parsed before the result is taken.
+        await new Promise((resolve) => setTimeout(resolve, INPUT_SETTLE_MS));
+        await this.enqueue(() => undefined);
+        if (this.sequenceNumber === outputBefore && observer.dispatch() === dispatch && !this.promptMark) {
+          this.reportedWait = { dispatch, sequence: outputBefore };
+          observer.inputWait(dispatch, {
+            processGroupId: info.processGroupId,
+            command: info.command,
+            secret: info.secret === true,
+            shell: info.processGroupId === this.pid,
+          });
+        }
+        return;
+      }
+      // Fallback when PS1 lost its prompt-drawn marker (a user's own PS1): the exit-status marker came
+      // after the latest write, bash is back in its line editor, and the terminal has been quiet.
+      const status = this.lastStatus;
+      if (
+        !this.promptMark &&
+        status?.dispatch === dispatch &&
+        info.processGroupId === this.pid &&
+        info.inputWaiting &&
+        info.inputCall === 'poll' &&
+        performance.now() - this.lastOutputAt > 2 * this.config.pollIntervalMs
+      ) {
+        observer.prompt(dispatch, { exitCode: status.status });
+      }
+    } finally {
+      this.inspecting = false;
+      this.schedulePoll(this.config.pollIntervalMs);
+    }
+  }
+
+  private isInputWait(info: ForegroundInfo): boolean {
+    if (!info.inputWaiting) return false;
+    if (info.processGroupId !== this.pid) return true;
+    // bash itself: a blocking read() is its `read` builtin; its line editor polls at the prompt.
+    if (info.inputCall === 'read') return true;
+    if (info.inputCall === 'poll') return false;
+    // A provider that cannot tell the two apart: no prompt marker and a quiet terminal for two polls.
+    return performance.now() - this.lastOutputAt > 2 * this.config.pollIntervalMs;
+  }
+
+  // ------------------------------------------------------------------ reading
+
+  snapshot(): Promise<ScreenSnapshot & { generation: number }> {
+    return this.enqueue(() => ({ ...this.screen.snapshot(this.sequenceNumber), generation: this.generation }));
+  }
+
+  /** Viewport, cursor and sequence as of the last parsed chunk. */
+  view(): Promise<{ sequence: number; viewport: string; cursor: Cursor; alternate: boolean }> {
+    return this.enqueue(() => ({
+      sequence: this.sequenceNumber,
+      viewport: this.screen.viewportText(),
+      cursor: this.screen.cursor(),
+      alternate: this.screen.alternate,
+    }));
+  }
+
+  readPage(offset: number, count: number, maxBytes: number): ReturnType<Screen['readPage']> extends infer R ? Promise<R> : never {
+    return this.enqueue(() => this.screen.readPage(offset, count, maxBytes)) as never;
+  }
+
+  beginCapture(): Promise<CaptureHandle> {
+    return this.enqueue(() => this.screen.beginCapture());
+  }
+
+  readCapture(capture: CaptureHandle): Promise<ReturnType<CaptureHandle['read']>> {
+    return this.enqueue(() => capture.read());
+  }
+
+  /** Full text of the screen's normal buffer (tests and diagnostics). */
+  allText(): Promise<string> {
+    return this.enqueue(() => this.screen.allText());
+  }
+
+  // ------------------------------------------------------------------ acting
+
+  async write(data: string): Promise<void> {
+    if (this.processStatus.kind !== 'running') throw new Error('terminal is exited');
+    // A write changes what the shell will do: evidence gathered before it no longer counts.
+    this.promptMark = undefined;
+    await Promise.resolve(this.handle.write(data));
+    this.kick();
+  }
+
+  inspect(): Promise<ForegroundInfo | undefined> {
+    return this.handle.inspectForeground();
+  }
+
+  signalForeground(signal: ForegroundSignal): Promise<number> {
+    return this.handle.signalForeground(signal);
+  }
+
+  private async watchExit(): Promise<void> {
+    const exit: PtyExit = await this.handle.done.catch(() => ({ exitCode: null, signal: 'unknown' }));
+    await this.enqueue(() => undefined);
+    this.processStatus = { kind: 'exited', exitCode: exit.exitCode, signal: exit.signal };
+    this.clearTimers();
+    this.bootWaiter?.reject(new StartupError(`the shell exited before its first prompt (exit code ${exit.exitCode}, signal ${exit.signal})`));
+    this.emit('exit', this.processStatus);
+  }
+
+  /** End the process tree; resolves once it is gone and its output drained. */
+  async terminate(): Promise<void> {
+    this.disposed = true;
+    this.clearTimers();
+    this.hold('terminate', false);
+    this.holds.clear();
+    this.releaseHold?.();
+    await this.handle.terminate();
+    await Promise.race([this.done, new Promise((resolve) => setTimeout(resolve, 1000))]);
+  }
+
+  /** Release the emulator; call after terminate. */
+  dispose(): void {
+    this.disposed = true;
+    this.clearTimers();
+    this.screen.dispose();
+    this.removeAllListeners('output');
+  }
+
+  private clearTimers(): void {
+    if (this.promptTimer) clearTimeout(this.promptTimer);
+    if (this.pollTimer) clearTimeout(this.pollTimer);
+    this.promptTimer = undefined;
+    this.pollTimer = undefined;
+  }
+}

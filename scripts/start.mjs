@@ -1,0 +1,12 @@
+// `npm start`: the standalone shared terminal on its embedded defaults (arguments pass through).
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+const cli = new URL('../packages/standalone/dist/cli.js', import.meta.url).pathname;
+if (!existsSync(cli)) {
+  console.error('shared-terminal: the standalone CLI is not built yet (packages/standalone/dist/cli.js is missing).');
+  process.exit(1);
+}
+const args = process.argv.slice(2);
+const child = spawn(process.execPath, [cli, ...(args.length ? args : ['serve'])], { stdio: 'inherit' });
+for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => child.kill(sig));
+child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
