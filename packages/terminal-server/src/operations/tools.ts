@@ -244,12 +244,18 @@ function outcomeFields(outcome: CapturedOutcome): Omit<SendResult, keyof BaseRes
   return fields;
 }
 
+/** When the shell itself ended, its exit code is the operation's. */
+function exitFromStatus(fields: { waitReason: WaitReason; exitCode?: number }, status: ProcessStatus): void {
+  if (fields.waitReason === 'session_exit' && status.kind === 'exited' && status.exitCode !== null) fields.exitCode = status.exitCode;
+}
+
 export async function runSend(hub: TerminalHub, ownerId: string, rawArgs: unknown, signal?: AbortSignal): Promise<SendResult> {
   const args = parseSendArgs(rawArgs);
   const owner = hub.acquire(ownerId);
   const outcome = await owner.send(args.submit ? `${args.text}\r` : args.text, signal);
   const base = strip(await baseResult(hub, ownerId));
   const { truncatedOutput, ...fields } = outcomeFields(outcome);
+  exitFromStatus(fields, base.status);
   return boundResult({ ...base, ...fields, truncated: truncatedOutput }, hub.config.maxToolOutputBytes);
 }
 
@@ -259,6 +265,7 @@ export async function runSignal(hub: TerminalHub, ownerId: string, rawArgs: unkn
   const outcome = await owner.signal(args.signal, signal);
   const base = strip(await baseResult(hub, ownerId));
   const { truncatedOutput, ...fields } = outcomeFields(outcome);
+  exitFromStatus(fields, base.status);
   return boundResult(
     { ...base, ...fields, processGroupId: outcome.processGroupId, truncated: truncatedOutput },
     hub.config.maxToolOutputBytes,

@@ -162,6 +162,10 @@ async function terminalFds(pid: number, ptsPath: string): Promise<number[]> {
 async function threadInputCall(pid: number, tid: string, ptsPath: string, table: SyscallTable): Promise<InputCall | undefined> {
   let text: string;
   try {
+    // A thread that input has already woken is runnable ('R') while it still sits in the syscall: only a
+    // sleeping thread ('S') is really waiting.
+    const stat = await fs.readFile(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+    if (stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'S') return undefined;
     text = (await fs.readFile(`/proc/${pid}/task/${tid}/syscall`, 'utf8')).trim();
   } catch {
     return undefined;

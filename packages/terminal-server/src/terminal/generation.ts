@@ -63,6 +63,9 @@ export interface GenerationStartOptions {
 
 const PROMPT_SETTLE_MS = 2;
 const INPUT_SETTLE_MS = 4;
+/** Input just written may not have reached the reader yet (the line discipline delivers it from a kernel
+ *  worker): a wait seen sooner than this after a write is not trusted. */
+const WRITE_SETTLE_MS = 15;
 const QUIET_CHECK_MS = 8;
 
 export class StartupError extends Error {
@@ -95,8 +98,10 @@ export class TerminalGeneration extends EventEmitter<GenerationEvents> {
   // input-wait polling
   private pollTimer: NodeJS.Timeout | undefined;
   private inspecting = false;
+  private pollDelay: number | undefined;
   private reportedWait: { dispatch: number; sequence: number } | undefined;
   private lastOutputAt = 0;
+  private lastWriteAt = 0;
   private holds = new Set<string>();
   private releaseHold: (() => void) | undefined;
   readonly done: Promise<ProcessStatus & { kind: 'exited' }>;
@@ -327,18 +332,32 @@ export class TerminalGeneration extends EventEmitter<GenerationEvents> {
       const outputBefore = this.sequenceNumber;
       // A wait already reported for this dispatch, with no output since: nothing new to learn.
       if (this.reportedWait && this.reportedWait.dispatch === dispatch && this.reportedWait.sequence === outputBefore) return;
+      const sinceWrite = performance.now() - this.lastWriteAt;
+      if (sinceWrite < WRITE_SETTLE_MS) {
+        this.pollDelay = Math.max(1, WRITE_SETTLE_MS - sinceWrite);
+        return;
+      }
       const info = await this.handle.inspectForeground().catch(() => undefined);
       if (!info) return;
       if (this.isInputWait(info)) {
-        // Let the program's own prompt text arrive and be parsed before the result is taken.
+        // Let the program's own prompt text arrive and be parsed before the result is taken, and make
+        // sure the wait is still there (not a reader that our input is about to wake).
         await new Promise((resolve) => setTimeout(resolve, INPUT_SETTLE_MS));
         await this.enqueue(() => undefined);
-        if (this.sequenceNumber === outputBefore && observer.dispatch() === dispatch && !this.promptMark) {
+        const again = await this.handle.inspectForeground().catch(() => undefined);
+        if (
+          again &&
+          this.isInputWait(again) &&
+          again.processGroupId === info.processGroupId &&
+          this.sequenceNumber === outputBefore &&
+          observer.dispatch() === dispatch &&
+          !this.promptMark
+        ) {
           this.reportedWait = { dispatch, sequence: outputBefore };
           observer.inputWait(dispatch, {
-            processGroupId: info.processGroupId,
-            command: info.command,
-            secret: info.secret === true,
+            processGroupId: again.processGroupId,
+            command: again.command,
+            secret: again.secret === true,
             shell: info.processGroupId === this.pid,
           });
         }
@@ -359,7 +378,9 @@ export class TerminalGeneration extends EventEmitter<GenerationEvents> {
       }
     } finally {
       this.inspecting = false;
-      this.schedulePoll(this.config.pollIntervalMs);
+      const delay = this.pollDelay ?? this.config.pollIntervalMs;
+      this.pollDelay = undefined;
+      this.schedulePoll(delay);
     }
   }
 
@@ -412,7 +433,9 @@ export class TerminalGeneration extends EventEmitter<GenerationEvents> {
     if (this.processStatus.kind !== 'running') throw new Error('terminal is exited');
     // A write changes what the shell will do: evidence gathered before it no longer counts.
     this.promptMark = undefined;
+    this.lastWriteAt = performance.now();
     await Promise.resolve(this.handle.write(data));
+    this.lastWriteAt = performance.now();
     this.kick();
   }
 

@@ -1,0 +1,166 @@
+/**
+ * Issue 2, points 1-6 and 11: the engine on a real PTY with real bash, python3 and node.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { runRead, runReset, runSend, type SendResult } from '../src/index.ts';
+import { makeHub, type TestHub } from './helpers/engine.ts';
+
+describe('engine: commands at the prompt', () => {
+  let t: TestHub;
+  before(() => {
+    t = makeHub();
+  });
+  after(() => t.close());
+  const send = (text: string, submit = true) => runSend(t.hub, 'shell', { text, submit });
+
+  it('echo hello returns prompt with its output and exit status 0', async () => {
+    const r = await send('echo hello');
+    assert.equal(r.waitReason, 'prompt');
+    assert.match(r.output, /^echo hello\nhello$/);
+    assert.equal(r.exitCode, 0);
+    assert.equal(r.generation, 1);
+    assert.equal(r.queueStatus, 'ready');
+    assert.equal(r.holder, null);
+    assert.equal(r.rows, 40);
+    assert.equal(r.cols, 160);
+  });
+
+  it('false gives exit status 1, a missing command 127', async () => {
+    assert.equal((await send('false')).exitCode, 1);
+    assert.equal((await send('no-such-command-here')).exitCode, 127);
+  });
+
+  it('cd and export persist between sends', async () => {
+    await send(`cd ${t.dir} && mkdir -p sub && cd sub && export SHARED_TEST_VALUE=kept`);
+    const r = await send('pwd; echo "$SHARED_TEST_VALUE"');
+    assert.match(r.output, new RegExp(`${t.dir}/sub\\nkept$`));
+  });
+
+  it('multi-line input completes once, at the final prompt, with no line lost', async () => {
+    const heredoc = await send("cat <<'EOF'\nline one\nline two\nline three\nEOF");
+    assert.equal(heredoc.waitReason, 'prompt');
+    assert.match(heredoc.output, /line one\nline two\nline three$/);
+
+    const loop = await send('for i in 1 2 3; do\n  echo "n=$i"\ndone');
+    assert.match(loop.output, /n=1\nn=2\nn=3$/);
+
+    const sub = await send('( cd / && echo "in $(pwd)" )\necho "out $(pwd | wc -c)"');
+    assert.match(sub.output, /in \/\n.*\nout \d+$/s);
+
+    const chain = await send('echo a && echo b && false || echo c');
+    assert.match(chain.output, /\na\nb\nc$/);
+
+    // Several commands in one send: every line's output is there, and the send ends after the last one.
+    const many = await send('echo first\nsleep 0.3\necho second\necho third');
+    assert.match(many.output, /first[\s\S]*second[\s\S]*third$/);
+    assert.equal(many.queueStatus, 'ready');
+  });
+
+  it('carriage-return progress bars are folded to their final state', async () => {
+    const r = await send("for i in 10 50 100; do printf '\\rprogress %3d%%' $i; sleep 0.05; done; echo");
+    assert.match(r.output, /\nprogress 100%$/);
+    assert.doesNotMatch(r.output, /progress  10%/);
+  });
+});
+
+describe('engine: input waits', () => {
+  let t: TestHub;
+  before(() => {
+    t = makeHub();
+  });
+  after(() => t.close());
+  const send = (text: string) => runSend(t.hub, 'waits', { text });
+
+  it("read -p 'name? ' x returns stdin_read, then the answer returns prompt", async () => {
+    const r = await send("read -p 'name? ' x");
+    assert.equal(r.waitReason, 'stdin_read');
+    assert.match(r.output, /name\? $/);
+    assert.equal(r.inputWait?.secret, false);
+    const answer = await send('Ada');
+    assert.equal(answer.waitReason, 'prompt');
+    assert.match(answer.output, /^Ada$/);
+    assert.match((await send('echo "got $x"')).output, /got Ada$/);
+  });
+
+  it('a program reading /dev/tty directly is seen', async () => {
+    const r = await send(`python3 -c "import sys; t=open('/dev/tty'); sys.stdout.write('tty? '); sys.stdout.flush(); print('read:'+t.readline().strip())" < /dev/null`);
+    assert.equal(r.waitReason, 'stdin_read');
+    assert.equal(r.inputWait?.command, 'python3');
+    const done = await send('from-tty');
+    assert.equal(done.waitReason, 'prompt');
+    assert.match(done.output, /read:from-tty$/);
+  });
+
+  it('python3 -q: three rounds of stdin_read, then exit() returns prompt', async () => {
+    const start = await send('python3 -q');
+    assert.equal(start.waitReason, 'stdin_read');
+    assert.match(start.output, />>> $/);
+    const rounds: SendResult[] = [];
+    for (const line of ['6*7', 'x = "abc"', 'print(x.upper())']) rounds.push(await send(line));
+    assert.deepEqual(rounds.map((r) => r.waitReason), ['stdin_read', 'stdin_read', 'stdin_read']);
+    assert.match(rounds[0]!.output, /6\*7\n42\n>>> $/);
+    assert.match(rounds[2]!.output, /ABC\n>>> $/);
+    const exit = await send('exit()');
+    assert.equal(exit.waitReason, 'prompt');
+  });
+
+  it('the node REPL: two rounds of stdin_read, then .exit returns prompt', async () => {
+    const start = await send('node');
+    assert.equal(start.waitReason, 'stdin_read');
+    assert.match(start.output, /> $/);
+    const one = await send('1 + 41');
+    assert.equal(one.waitReason, 'stdin_read');
+    assert.match(one.output, /42/);
+    const two = await send('"shared".toUpperCase()');
+    assert.equal(two.waitReason, 'stdin_read');
+    assert.match(two.output, /'SHARED'/);
+    const exit = await send('.exit');
+    assert.equal(exit.waitReason, 'prompt');
+  });
+
+  it('getpass is reported as a secret input wait', async () => {
+    const r = await send(`python3 -c "import getpass; print('len', len(getpass.getpass('Password: ')))"`);
+    assert.equal(r.waitReason, 'stdin_read');
+    assert.equal(r.inputWait?.secret, true);
+    assert.match(r.output, /Password: $/);
+    const done = await send('hunter2');
+    assert.equal(done.waitReason, 'prompt');
+    assert.match(done.output, /len 7$/);
+    assert.doesNotMatch(done.output, /hunter2/);
+  });
+
+  it('read -s is a secret wait of the shell itself', async () => {
+    const r = await send("read -s -p 'pin: ' pin");
+    assert.equal(r.waitReason, 'stdin_read');
+    assert.equal(r.inputWait?.secret, true);
+    await send('1234');
+  });
+});
+
+describe('engine: natural exit', () => {
+  let t: TestHub;
+  before(() => {
+    t = makeHub();
+  });
+  after(() => t.close());
+
+  it('exit 3 returns session_exit with 3; later sends fail clearly; read works; reset restores', async () => {
+    await runSend(t.hub, 'exit', { text: 'echo before-exit' });
+    const r = await runSend(t.hub, 'exit', { text: 'exit 3' });
+    assert.equal(r.waitReason, 'session_exit');
+    assert.equal(r.exitCode, 3);
+    assert.deepEqual(r.status, { kind: 'exited', exitCode: 3, signal: null });
+    assert.equal(r.queueStatus, 'exited');
+    await assert.rejects(runSend(t.hub, 'exit', { text: 'echo nope' }), /terminal is exited.*shared_terminal_reset/);
+    const read = await runRead(t.hub, 'exit', {});
+    assert.match(read.viewport, /before-exit/);
+    const reset = await runReset(t.hub, 'exit', {});
+    assert.equal(reset.generation, 2);
+    assert.equal(reset.queueStatus, 'ready');
+    assert.deepEqual(reset.status, { kind: 'running' });
+    const again = await runSend(t.hub, 'exit', { text: 'echo alive' });
+    assert.match(again.output, /alive$/);
+    assert.equal(again.generation, 2);
+  });
+});

@@ -1,0 +1,71 @@
+/** Test helpers: a hub on real PTYs in a private working directory, and small utilities. */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { TerminalHub, createNodePtyProvider, resolveConfig, type PtyHandle, type PtyProvider, type TerminalConfig } from '../../src/index.ts';
+
+export interface TestHub {
+  hub: TerminalHub;
+  dir: string;
+  close(): Promise<void>;
+}
+
+export function makeHub(config: Partial<TerminalConfig> = {}, provider: PtyProvider = createNodePtyProvider()): TestHub {
+  const dir = mkdtempSync(join(tmpdir(), 'st-test-'));
+  const hub = new TerminalHub({ config: resolveConfig(config), provider, cwd: dir });
+  return {
+    hub,
+    dir,
+    async close() {
+      await hub.disposeAll().catch(() => undefined);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** Wait until `check` returns a truthy value (polling), or fail with `what`. */
+export async function waitFor<T>(check: () => T | Promise<T>, what: string, timeoutMs = 10_000): Promise<NonNullable<T>> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value) return value as NonNullable<T>;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(10);
+  }
+}
+
+/** A provider that records everything written to each PTY (to see what reached it). */
+export function recordingProvider(inner: PtyProvider = createNodePtyProvider()): PtyProvider & { writes: string[] } {
+  const writes: string[] = [];
+  return {
+    writes,
+    async spawn(spec) {
+      const handle = await inner.spawn(spec);
+      const wrapped: PtyHandle = {
+        pid: handle.pid,
+        output: handle.output,
+        done: handle.done,
+        ...(handle.inputWaitDetection !== undefined ? { inputWaitDetection: handle.inputWaitDetection } : {}),
+        write: (data: string) => {
+          writes.push(data);
+          return handle.write(data);
+        },
+        inspectForeground: () => handle.inspectForeground(),
+        signalForeground: (signal) => handle.signalForeground(signal),
+        terminate: () => handle.terminate(),
+      };
+      return wrapped;
+    },
+  };
+}
+
+export function pidAlive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return !/\) Z /.test(stat);
+  } catch {
+    return false;
+  }
+}
