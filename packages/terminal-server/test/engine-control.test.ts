@@ -1,0 +1,256 @@
+/**
+ * Issue 2, points 6-10, 12 and 13: forgery, recovery, signals, takeover, truncation, limits, disposal,
+ * on real PTYs.
+ */
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { descendantPids, runRead, runReset, runSend, runSignal, sessionProcesses, utf8Length } from '../src/index.ts';
+import { makeHub, pidAlive, recordingProvider, sleep, type TestHub, waitFor } from './helpers/engine.ts';
+
+describe('engine: the prompt cannot be forged', () => {
+  let t: TestHub;
+  const provider = recordingProvider();
+  before(() => {
+    t = makeHub({}, provider);
+  });
+  after(() => t.close());
+  const send = (text: string) => runSend(t.hub, 'forge', { text });
+
+  it('children see neither the nonce nor the prompt hook', async () => {
+    await send('true');
+    const nonce = provider.writes[0]!.trim();
+    assert.match(nonce, /^[A-Za-z0-9_-]{24}$/);
+    const r = await send(`env; bash -c 'echo "hook=[$PROMPT_COMMAND] ps1=[$PS1]"'; cat /proc/self/environ | tr '\\0' '\\n'`);
+    assert.ok(!r.output.includes(nonce), 'the nonce leaked into a child environment');
+    assert.match(r.output, /hook=\[\] ps1=\[\]/);
+  });
+
+  it('a printf of a marker, even with the real nonce, does not end the operation', async () => {
+    const nonce = provider.writes[0]!.trim();
+    const started = performance.now();
+    const r = await send(`printf '\\033]633;D;${nonce};0\\007\\033]633;B;${nonce}\\007fake$ '; sleep 1; echo done`);
+    assert.ok(performance.now() - started >= 900, 'released before the command finished');
+    assert.match(r.output, /done$/);
+  });
+
+  it('a cat of a log full of markers does not end the operation', async () => {
+    const nonce = provider.writes[0]!.trim();
+    const log = join(t.dir, 'markers.log');
+    const lines: string[] = [];
+    for (let i = 0; i < 200; i++) lines.push(`line ${i} \x1b]633;D;${nonce};0\x07\x1b]633;B;${nonce}\x07$ \x1b]633;D;other;0\x07`);
+    writeFileSync(log, lines.join('\n'));
+    const started = performance.now();
+    const r = await send(`cat ${log}; sleep 1; echo after-cat`);
+    assert.ok(performance.now() - started >= 900, 'released before the command finished');
+    assert.match(r.output, /after-cat$/);
+  });
+
+  it('a nested bash is a program waiting for input, not the prompt', async () => {
+    const nested = await send('bash --norc');
+    assert.equal(nested.waitReason, 'stdin_read');
+    assert.notEqual(nested.inputWait?.processGroupId, undefined);
+    const inner = await send('echo inside');
+    assert.equal(inner.waitReason, 'stdin_read');
+    const out = await send('exit');
+    assert.equal(out.waitReason, 'prompt');
+  });
+});
+
+describe('engine: deadlines and recovery', () => {
+  let t: TestHub;
+  before(() => {
+    t = makeHub({ operationTimeoutMs: 1000, interruptTimeoutMs: 1000 });
+  });
+  after(() => t.close());
+
+  it('sleep 100 with a 1 s deadline returns timeout once SIGINT brought the prompt back', async () => {
+    const started = performance.now();
+    const r = await runSend(t.hub, 'recover', { text: 'sleep 100' });
+    assert.equal(r.waitReason, 'timeout');
+    assert.equal(r.queueStatus, 'ready');
+    assert.ok(performance.now() - started < 5000);
+    assert.match((await runSend(t.hub, 'recover', { text: 'echo still-here' })).output, /still-here$/);
+  });
+
+  it('a program that ignores SIGINT blocks the queue until reset; reset gives the next generation', async () => {
+    await assert.rejects(
+      runSend(t.hub, 'recover', { text: `bash -c "trap '' INT; sleep 100"` }),
+      /queue is blocked until reset/,
+    );
+    await assert.rejects(runSend(t.hub, 'recover', { text: 'echo queued' }), /queue is blocked until reset/);
+    const read = await runRead(t.hub, 'recover', {});
+    assert.equal(read.queueStatus, 'blocked');
+    const reset = await runReset(t.hub, 'recover', {});
+    assert.equal(reset.generation, 2);
+    assert.equal(reset.queueStatus, 'ready');
+    assert.match((await runSend(t.hub, 'recover', { text: 'echo fresh' })).output, /fresh$/);
+  });
+
+  it('a cancelled send is interrupted and reports cancelled', async () => {
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 300);
+    const r = await runSend(t.hub, 'recover', { text: 'sleep 50' }, controller.signal);
+    assert.equal(r.waitReason, 'cancelled');
+  });
+});
+
+describe('engine: signals', () => {
+  let t: TestHub;
+  before(() => {
+    t = makeHub();
+  });
+  after(() => t.close());
+
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGKILL', 'SIGTSTP'] as const) {
+    it(`${signal} reaches the foreground group and reports it`, async () => {
+      const started = await runSend(t.hub, 'signals', { text: 'cat' });
+      assert.equal(started.waitReason, 'stdin_read');
+      const group = started.inputWait!.processGroupId;
+      const r = await runSignal(t.hub, 'signals', { signal });
+      assert.equal(r.processGroupId, group);
+      assert.equal(r.waitReason, 'prompt');
+      assert.ok(!pidAlive(group) || signal === 'SIGTSTP');
+      if (signal === 'SIGTSTP') {
+        assert.match(r.output, /Stopped/);
+        await runSend(t.hub, 'signals', { text: 'kill -9 %1; wait' });
+      }
+    });
+  }
+
+  it('SIGKILL to the shell itself is refused', async () => {
+    await assert.rejects(runSignal(t.hub, 'signals', { signal: 'SIGKILL' }), /SIGKILL to the shell itself is refused/);
+    assert.match((await runSend(t.hub, 'signals', { text: 'echo alive' })).output, /\nalive/);
+  });
+
+  it('an unknown signal is a clear argument error', async () => {
+    await assert.rejects(runSignal(t.hub, 'signals', { signal: 'SIGUSR1' }), /must be one of SIGINT, SIGTERM/);
+  });
+});
+
+describe('engine: takeover', () => {
+  let t: TestHub;
+  before(() => {
+    t = makeHub();
+  });
+  after(() => t.close());
+
+  it('a running model send is handed to a human in place, with FIFO followers after it', async () => {
+    const owner = t.hub.acquire('takeover');
+    await owner.ensure();
+    const send = runSend(t.hub, 'takeover', { text: `sleep 0.5; read -p 'first? ' a; read -p 'second? ' b; echo "$a|$b"` });
+    const id = await waitFor(() => owner.state().takeoverId, 'a takeover id');
+    const lease = owner.takeover(Number(id));
+    const follower = runSend(t.hub, 'takeover', { text: 'echo follower-ran' });
+    const handed = await send;
+    assert.equal(handed.waitReason, 'human_handoff');
+    assert.equal(handed.holder, 'human');
+    assert.equal(owner.state().pendingCount, 1);
+    assert.deepEqual(owner.state().pendingKinds, ['model-send']);
+    await lease.granted;
+    await waitFor(async () => (await owner.generation!.allText()).includes('first? '), 'the first prompt');
+    await lease.input('你好\r');
+    await waitFor(async () => (await owner.generation!.allText()).includes('second? '), 'the second prompt');
+    await lease.input('🙂\r');
+    const settled = await lease.result;
+    assert.equal(settled.waitReason, 'prompt');
+    const next = await follower;
+    assert.match(next.output, /follower-ran$/);
+    const read = await runRead(t.hub, 'takeover', {});
+    assert.match(read.viewport, /你好\|🙂/);
+  });
+
+  it('a takeover after the program already finished is refused', async () => {
+    const owner = t.hub.acquire('takeover');
+    await runSend(t.hub, 'takeover', { text: 'true' });
+    assert.throws(() => owner.takeover(999), /takeover is not available/);
+  });
+});
+
+describe('engine: bounded results', () => {
+  let t: TestHub;
+  before(() => {
+    t = makeHub();
+  });
+  after(() => t.close());
+
+  it('seq 1 300000: truncated, newest suffix, valid UTF-8, whole JSON within the limit', async () => {
+    const r = await runSend(t.hub, 'big', { text: 'seq 1 300000' });
+    assert.equal(r.waitReason, 'prompt');
+    assert.equal(r.truncated, true);
+    assert.match(r.output, /\n299999\n300000$/);
+    assert.ok(utf8Length(JSON.stringify(r)) <= 262144);
+    const read = await runRead(t.hub, 'big', { count: 100000 });
+    assert.ok(utf8Length(JSON.stringify(read)) <= 262144);
+    assert.equal(read.totalLines, 10000);
+  });
+
+  it('CJK and emoji split across chunks stay intact; a tight limit keeps the newest valid suffix', async () => {
+    const small = makeHub({ maxToolOutputBytes: 4096 });
+    try {
+      const script = join(small.dir, 'split.py');
+      writeFileSync(
+        script,
+        "import sys,time\nb=('你好🙂'*400).encode()\nfor i in range(0,len(b),7):\n  sys.stdout.buffer.write(b[i:i+7]); sys.stdout.flush()\n  if i % 700 == 0: time.sleep(0.001)\nprint()\n",
+      );
+      const r = await runSend(small.hub, 'cjk', { text: `python3 ${script}` });
+      assert.equal(r.waitReason, 'prompt');
+      assert.ok(utf8Length(JSON.stringify(r)) <= 4096);
+      assert.equal(r.truncated, true);
+      assert.ok(!r.output.includes('\ufffd'), 'a character was split');
+      assert.match(r.output, /你好🙂$/);
+      assert.ok(r.output.length > 100);
+    } finally {
+      await small.close();
+    }
+  });
+});
+
+describe('engine: limits', () => {
+  it('maxSessions, maxQueuedOperations and maxInputBytes are enforced before anything is written', async () => {
+    const provider = recordingProvider();
+    const t = makeHub({ maxSessions: 2, maxQueuedOperations: 2, maxInputBytes: 64 }, provider);
+    try {
+      await runSend(t.hub, 'one', { text: 'true' });
+      await runSend(t.hub, 'two', { text: 'true' });
+      await assert.rejects(runSend(t.hub, 'three', { text: 'true' }), /terminal capacity reached/);
+
+      const writes = provider.writes.length;
+      await assert.rejects(runSend(t.hub, 'one', { text: 'x'.repeat(100) }), /over maxInputBytes \(64\)/);
+      assert.equal(provider.writes.length, writes, 'an oversized input reached the PTY');
+
+      const first = runSend(t.hub, 'one', { text: 'sleep 0.5' });
+      const second = runSend(t.hub, 'one', { text: 'true' });
+      await sleep(50);
+      await assert.rejects(runSend(t.hub, 'one', { text: 'true' }), /terminal queue is full/);
+      await Promise.all([first, second]);
+
+      // An exited terminal no longer counts against capacity.
+      await runSend(t.hub, 'two', { text: 'exit' });
+      assert.match((await runSend(t.hub, 'three', { text: 'echo third' })).output, /third$/);
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+describe('engine: disposal', () => {
+  it('disposing an owner leaves no process of its tree alive, and other owners intact', async () => {
+    const t = makeHub({ disposeGraceMs: 500 });
+    try {
+      await runSend(t.hub, 'keep', { text: 'echo kept' });
+      await runSend(t.hub, 'gone', { text: 'sleep 1000 & (trap "" HUP TERM; sleep 1001) & setsid sleep 1002 & nohup sleep 1003 >/dev/null 2>&1 &' });
+      const owner = t.hub.get('gone')!;
+      const shell = owner.generation!.pid;
+      const tree = [shell, ...(await descendantPids(shell)), ...(await sessionProcesses(shell)).map((s) => s.pid)];
+      assert.ok(tree.length >= 5, `expected the shell and its background jobs, got ${tree.length}`);
+      await t.hub.dispose('gone');
+      await waitFor(() => tree.every((pid) => !pidAlive(pid)), 'every process of the tree to end', 5000);
+      assert.match((await runSend(t.hub, 'keep', { text: 'echo still' })).output, /still$/);
+      await assert.rejects(owner.ensure(), /disposed/);
+    } finally {
+      await t.close();
+    }
+  });
+});

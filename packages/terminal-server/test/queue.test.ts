@@ -1,0 +1,255 @@
+/**
+ * The queue on its own: pure, with an injected clock, so every rule is checked deterministically.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { flushMicrotasks, ManualClock, OperationQueue, type OperationView, QueueError, GrantRefused } from '../src/index.ts';
+
+function setup(options: { maxQueued?: number; grant?: (op: OperationView) => Promise<void>; interrupt?: (op: OperationView) => Promise<void> } = {}) {
+  const clock = new ManualClock();
+  const log: string[] = [];
+  const queue = new OperationQueue({
+    maxQueuedOperations: options.maxQueued ?? 8,
+    operationTimeoutMs: 1000,
+    interruptTimeoutMs: 500,
+    clock,
+    hooks: {
+      grant: async (op) => {
+        log.push(`grant ${op.kind}#${op.id}`);
+        await options.grant?.(op);
+      },
+      interrupt: async (op) => {
+        log.push(`interrupt #${op.id}`);
+        await options.interrupt?.(op);
+      },
+      changed: () => undefined,
+    },
+  });
+  const prompt = () => queue.observe('prompt', queue.currentDispatch);
+  return { clock, log, queue, prompt };
+}
+
+describe('queue', () => {
+  it('grants strictly in acceptance order, one at a time', async () => {
+    const { queue, log, prompt } = setup();
+    const a = queue.enqueue('model-send');
+    const b = queue.enqueue('signal');
+    const c = queue.enqueue('model-send');
+    await flushMicrotasks();
+    assert.deepEqual(log, ['grant model-send#1']);
+    assert.equal(queue.pendingCount, 2);
+    prompt();
+    await flushMicrotasks();
+    assert.deepEqual(log, ['grant model-send#1', 'grant signal#2']);
+    prompt();
+    await flushMicrotasks();
+    prompt();
+    assert.deepEqual((await Promise.all([a.result, b.result, c.result])).map((r) => r.waitReason), ['prompt', 'prompt', 'prompt']);
+    assert.equal(queue.status, 'ready');
+  });
+
+  it('ignores an observation made before the latest write (stale dispatch)', async () => {
+    const { queue } = setup();
+    const a = queue.enqueue('model-send');
+    await flushMicrotasks();
+    assert.equal(queue.observe('prompt', queue.currentDispatch - 1), false);
+    assert.equal(queue.observe('prompt', queue.currentDispatch), true);
+    assert.equal((await a.result).waitReason, 'prompt');
+  });
+
+  it('stdin_read completes model sends and signals but never a human lease', async () => {
+    const { queue } = setup();
+    const lease = queue.beginHuman();
+    await flushMicrotasks();
+    assert.equal(queue.observe('stdin_read', queue.currentDispatch), false);
+    assert.equal(queue.observe('prompt', queue.currentDispatch), true);
+    assert.equal((await lease.result).waitReason, 'prompt');
+    const send = queue.enqueue('model-send');
+    await flushMicrotasks();
+    assert.equal(queue.observe('stdin_read', queue.currentDispatch, { command: 'cat' }), true);
+    assert.deepEqual(await send.result, { waitReason: 'stdin_read', detail: { command: 'cat' }, queueTimeMs: 0 });
+  });
+
+  it('a deadline starts recovery: SIGINT, then the prompt settles it as timeout', async () => {
+    const { queue, clock, log, prompt } = setup();
+    const a = queue.enqueue('model-send');
+    await flushMicrotasks();
+    await clock.advance(999);
+    assert.deepEqual(log, ['grant model-send#1']);
+    await clock.advance(1);
+    assert.deepEqual(log, ['grant model-send#1', 'interrupt #1']);
+    assert.equal(queue.takeoverId, undefined);
+    prompt();
+    assert.equal((await a.result).waitReason, 'timeout');
+    assert.equal(queue.status, 'ready');
+    assert.equal(clock.pendingTimers, 0);
+  });
+
+  it('a failed recovery blocks the queue; pending mutations are refused in order; the earliest reset runs', async () => {
+    let releaseReset!: () => void;
+    const resetGate = new Promise<void>((r) => (releaseReset = r));
+    const { queue, clock, log } = setup({ grant: (op) => (op.kind === 'reset' ? resetGate : Promise.resolve()) });
+    const a = queue.enqueue('model-send');
+    const b = queue.enqueue('model-send');
+    const r1 = queue.enqueue('reset');
+    const c = queue.enqueue('signal');
+    const r2 = queue.enqueue('reset');
+    await flushMicrotasks();
+    await clock.advance(1000 + 500);
+    await assert.rejects(a.result, /recovery failed after timeout.*queue is blocked until reset/);
+    await assert.rejects(b.result, /terminal queue is blocked until reset/);
+    await assert.rejects(c.result, /terminal queue is blocked until reset/);
+    assert.equal(queue.status, 'blocked');
+    assert.throws(() => queue.enqueue('model-send'), (e: unknown) => e instanceof QueueError && e.code === 'blocked');
+    releaseReset();
+    assert.equal((await r1.result).waitReason, 'prompt');
+    assert.equal((await r2.result).waitReason, 'prompt');
+    assert.deepEqual(log, ['grant model-send#1', 'interrupt #1', 'grant reset#3', 'grant reset#5']);
+    assert.equal(queue.status, 'ready');
+  });
+
+  it('SIGINT waits for a write in flight, even past the deadline', async () => {
+    let release!: () => void;
+    const { queue, clock, log, prompt } = setup({ grant: () => new Promise<void>((r) => (release = r)) });
+    const a = queue.enqueue('model-send');
+    await flushMicrotasks();
+    await clock.advance(1500);
+    assert.deepEqual(log, ['grant model-send#1']);
+    release();
+    await flushMicrotasks();
+    assert.deepEqual(log, ['grant model-send#1', 'interrupt #1']);
+    prompt();
+    assert.equal((await a.result).waitReason, 'timeout');
+  });
+
+  it('cancel of a queued operation removes it; cancel of the active one recovers as cancelled', async () => {
+    const { queue, prompt } = setup();
+    const controller = new AbortController();
+    const a = queue.enqueue('model-send', { signal: controller.signal });
+    const b = queue.enqueue('model-send');
+    b.cancel();
+    assert.equal((await b.result).waitReason, 'cancelled');
+    assert.equal(queue.pendingCount, 0);
+    await flushMicrotasks();
+    controller.abort();
+    await flushMicrotasks();
+    prompt();
+    assert.equal((await a.result).waitReason, 'cancelled');
+  });
+
+  it('takeover turns the active send into a human lease in place; followers wait; no signal', async () => {
+    const { queue, clock, log, prompt } = setup();
+    const send = queue.enqueue('model-send');
+    const follower = queue.enqueue('model-send');
+    await flushMicrotasks();
+    const id = queue.takeoverId!;
+    const lease = queue.takeover(id);
+    assert.deepEqual(await send.result, { waitReason: 'human_handoff', queueTimeMs: 0 });
+    assert.equal(queue.holder?.kind, 'human');
+    assert.equal(queue.takeoverId, undefined);
+    await clock.advance(5000); // the model's deadline is gone
+    assert.deepEqual(log, ['grant model-send#1']);
+    await lease.input(() => undefined);
+    prompt();
+    assert.equal((await lease.result).waitReason, 'prompt');
+    await flushMicrotasks();
+    assert.deepEqual(log, ['grant model-send#1', 'grant model-send#2']);
+    prompt();
+    assert.equal((await follower.result).waitReason, 'prompt');
+    assert.throws(() => queue.takeover(id), /takeover is not available/);
+  });
+
+  it('after takeover, the program reaching its prompt first ends the lease and drops later answers', async () => {
+    const { queue } = setup();
+    queue.enqueue('model-send');
+    await flushMicrotasks();
+    const dispatch = queue.currentDispatch;
+    const lease = queue.takeover(queue.takeoverId!);
+    queue.observe('prompt', dispatch);
+    assert.equal((await lease.result).waitReason, 'prompt');
+    await assert.rejects(lease.input(() => assert.fail('a stale answer reached the terminal')), /human lease is closed/);
+  });
+
+  it('human begin is refused unless idle; interrupt keeps the lease', async () => {
+    const { queue, log, prompt } = setup();
+    const send = queue.enqueue('model-send');
+    assert.throws(() => queue.beginHuman(), (e: unknown) => e instanceof QueueError && e.code === 'busy');
+    await flushMicrotasks();
+    prompt();
+    await send.result;
+    const lease = queue.beginHuman();
+    await lease.granted;
+    await lease.interrupt();
+    assert.equal(log.at(-1), 'interrupt #2');
+    assert.equal(lease.closed, false);
+    prompt();
+    assert.equal((await lease.result).waitReason, 'prompt');
+  });
+
+  it('an abandoned lease recovers like a cancel', async () => {
+    const { queue, clock } = setup();
+    const lease = queue.beginHuman();
+    await lease.granted;
+    lease.abandon();
+    await flushMicrotasks();
+    await clock.advance(500);
+    await assert.rejects(lease.result, /recovery failed/);
+    assert.equal(queue.status, 'blocked');
+  });
+
+  it('session exit settles active and pending operations, but a queued reset still runs', async () => {
+    const { queue, log } = setup();
+    const a = queue.enqueue('model-send');
+    const b = queue.enqueue('signal');
+    const r = queue.enqueue('reset');
+    await flushMicrotasks();
+    queue.exited();
+    assert.equal((await a.result).waitReason, 'session_exit');
+    assert.equal((await b.result).waitReason, 'session_exit');
+    assert.equal((await r.result).waitReason, 'prompt');
+    assert.deepEqual(log, ['grant model-send#1', 'grant reset#3']);
+    assert.equal(queue.status, 'ready');
+  });
+
+  it('an exited queue refuses mutations but accepts a reset', async () => {
+    const { queue } = setup();
+    queue.exited();
+    assert.equal(queue.status, 'exited');
+    assert.throws(() => queue.enqueue('model-send'), /terminal is exited/);
+    assert.equal((await queue.enqueue('reset').result).waitReason, 'prompt');
+  });
+
+  it('maxQueuedOperations counts the active operation', () => {
+    const { queue } = setup({ maxQueued: 2 });
+    queue.enqueue('model-send');
+    queue.enqueue('model-send');
+    assert.throws(() => queue.enqueue('signal'), /terminal queue is full/);
+  });
+
+  it('a refused grant fails only its own operation', async () => {
+    const { queue, prompt } = setup({
+      grant: async (op) => {
+        if (op.kind === 'signal') throw new GrantRefused('signal-refused', 'refused');
+      },
+    });
+    const s = queue.enqueue('signal');
+    const a = queue.enqueue('model-send');
+    await assert.rejects(s.result, /refused/);
+    await flushMicrotasks();
+    prompt();
+    assert.equal((await a.result).waitReason, 'prompt');
+    assert.equal(queue.status, 'ready');
+  });
+
+  it('dispose cancels everything and leaves no timer', async () => {
+    const { queue, clock } = setup();
+    const a = queue.enqueue('model-send');
+    const b = queue.enqueue('model-send');
+    await flushMicrotasks();
+    queue.dispose();
+    assert.equal((await a.result).waitReason, 'cancelled');
+    assert.equal((await b.result).waitReason, 'cancelled');
+    assert.equal(clock.pendingTimers, 0);
+    assert.throws(() => queue.enqueue('reset'), /disposed/);
+  });
+});
