@@ -49,7 +49,7 @@ if needs_browser && [ -z "${CHROMIUM_PATH:-}" ]; then
 fi
 
 stamp="$root/node_modules/.bootstrap-stamp"
-want="$(for f in pnpm-lock.yaml package.json packages/*/package.json storybook/package.json e2e/package.json bench/package.json; do [ -f "$f" ] && cat "$f"; done | sha1sum | cut -d' ' -f1)"
+want="$(for f in pnpm-lock.yaml package.json packages/*/package.json storybook/package.json e2e/package.json bench/package.json; do if [ -f "$f" ]; then cat "$f"; fi; done | sha1sum | cut -d' ' -f1)"
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   log "installing the workspace (pnpm install --frozen-lockfile)"
   pnpm install --frozen-lockfile >&2
