@@ -35,8 +35,8 @@ function run(command, args, cwd) {
 function parse(format, out) {
   const strip = out.replace(/\x1b\[[0-9;]*m/g, '');
   if (format === 'node-test') {
-    const pass = [...strip.matchAll(/^ℹ pass (\d+)$/gm)].pop();
-    const fail = [...strip.matchAll(/^ℹ fail (\d+)$/gm)].pop();
+    const pass = [...strip.matchAll(/^(?:ℹ|#) pass (\d+)$/gm)].pop();
+    const fail = [...strip.matchAll(/^(?:ℹ|#) fail (\d+)$/gm)].pop();
     if (pass && fail) return { passed: Number(pass[1]), failed: Number(fail[1]) };
     return undefined;
   }
