@@ -1,0 +1,189 @@
+/**
+ * The standalone server: one Node HTTP server that composes the engine's hub, the browser transport, the
+ * pages, the HTTP tool API and the events stream behind one access token (see access.ts).
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { TerminalHub, createNodePtyProvider, type PtyProvider, type TerminalConfig } from '@shared-terminal/server';
+import { AccessGuard } from './access.ts';
+import { AgentEventRelay } from './agent-events.ts';
+import { AGENT_ID_PATTERN } from './command-line.ts';
+import { handleApi, summarize, TERMINAL_SOCKET_PATH, type BrowserAttach } from './api.ts';
+import { COMMON_HEADERS, sendError } from './http-io.ts';
+import { agentPage, CONTENT_SECURITY_POLICY, homePage, messagePage } from './pages.ts';
+import { findElementBundle, PAGE_ASSETS_DIR, serveFile, type ElementBundle } from './static-files.ts';
+
+export interface AttachFactoryOptions {
+  hub: TerminalHub;
+  /** Host names (without port) a WebSocket upgrade may name. */
+  allowedHosts: string[];
+}
+
+export interface StandaloneOptions {
+  config: TerminalConfig;
+  /** Address to bind. */
+  host: string;
+  /** Port to bind; 0 picks a free one. */
+  port: number;
+  /** The access token (see access.ts). */
+  token: string;
+  /** Working directory of the shells. */
+  cwd: string;
+  /** More Host names to accept (reverse proxies). */
+  allowedHosts?: string[];
+  provider?: PtyProvider;
+  /** How browsers attach; the default mounts the engine's WebSocket transport. */
+  createAttach?: (options: AttachFactoryOptions) => BrowserAttach | undefined;
+  /** The `<shared-terminal>` bundle; found in the element package by default. */
+  elementBundle?: ElementBundle | undefined;
+}
+
+export interface StandaloneServer {
+  hub: TerminalHub;
+  relay: AgentEventRelay;
+  /** http://HOST:PORT (IPv6 hosts in brackets). */
+  origin: string;
+  port: number;
+  /** The address to open in a browser: `path` with `?token=`. */
+  link(path?: string): string;
+  close(): Promise<void>;
+}
+
+function urlHost(host: string): string {
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+function sendPage(res: ServerResponse, status: number, html: string, headers: Record<string, string> = {}): void {
+  res.writeHead(status, {
+    ...COMMON_HEADERS,
+    'Content-Type': 'text/html; charset=utf-8',
+    'Content-Security-Policy': CONTENT_SECURITY_POLICY,
+    'Content-Length': String(Buffer.byteLength(html)),
+    ...headers,
+  });
+  res.end(html);
+}
+
+function refuseUpgrade(socket: Duplex, status: number, reason: string, message: string): void {
+  const body = JSON.stringify({ error: { code: reason, message } });
+  socket.end(
+    `HTTP/1.1 ${status} ${status === 401 ? 'Unauthorized' : status === 403 ? 'Forbidden' : status === 404 ? 'Not Found' : 'Service Unavailable'}\r\n` +
+      `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
+
+export async function startStandaloneServer(options: StandaloneOptions): Promise<StandaloneServer> {
+  const hub = new TerminalHub({ config: options.config, provider: options.provider ?? createNodePtyProvider(), cwd: options.cwd });
+  const relay = new AgentEventRelay(hub);
+  const guard = new AccessGuard({ token: options.token, boundHost: options.host, allowedHosts: options.allowedHosts ?? [] });
+  const allowedHosts = ['localhost', '127.0.0.1', '[::1]', ...(options.allowedHosts ?? [])];
+  if (options.host !== '0.0.0.0' && options.host !== '::') allowedHosts.push(urlHost(options.host.toLowerCase()));
+  const attach = options.createAttach?.({ hub, allowedHosts });
+  const elementBundle = 'elementBundle' in options ? options.elementBundle : findElementBundle();
+  const streams = new Set<ServerResponse>();
+  const apiContext = {
+    hub,
+    relay,
+    attach,
+    streams,
+    // Room for maxInputBytes of text even when every byte is JSON-escaped, plus the other arguments.
+    bodyLimit: options.config.maxInputBytes * 6 + 65536,
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const url = new URL(req.url ?? '/', 'http://request.invalid');
+    const path = url.pathname;
+    const isApi = path === '/api' || path.startsWith('/api/');
+    const refuse = (status: number, code: string, message: string) =>
+      isApi ? sendError(res, status, code, message) : sendPage(res, status, messagePage(status === 401 ? 'Sign-in needed' : 'Refused', message));
+
+    const hostRefusal = guard.checkHost(req);
+    if (hostRefusal) return refuse(hostRefusal.status, hostRefusal.code, hostRefusal.message);
+    // The one place the token may travel in a URL: a page link. Trade it for the cookie, then drop it.
+    const offered = url.searchParams.get('token');
+    if (offered !== null && !isApi && (req.method === 'GET' || req.method === 'HEAD')) {
+      if (!guard.tokenMatches(offered)) {
+        return refuse(401, 'unauthorized', 'The token in this link is wrong. Open the address that shared-terminal printed when it started.');
+      }
+      url.searchParams.delete('token');
+      res.writeHead(303, { ...COMMON_HEADERS, Location: `${path}${url.search}`, 'Set-Cookie': guard.sessionCookie() });
+      res.end();
+      return;
+    }
+    const decision = guard.check(req);
+    if (!decision.ok) return refuse(decision.status, decision.code, decision.message);
+
+    if (isApi) return handleApi(req, res, apiContext, path);
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      return sendError(res, 405, 'method-not-allowed', 'pages take GET', { Allow: 'GET' });
+    }
+    if (path === '/') {
+      const agents = hub.ids().flatMap((id) => {
+        const owner = hub.get(id);
+        return owner ? [summarize(owner)] : [];
+      });
+      return sendPage(res, 200, homePage(agents, hub.config.maxSessions));
+    }
+    const agentMatch = /^\/agents\/([^/]+)$/.exec(path);
+    if (agentMatch) {
+      const id = decodeURIComponent(agentMatch[1]!);
+      if (!AGENT_ID_PATTERN.test(id)) return refuse(404, 'invalid-agent-id', 'Agent ids match [A-Za-z0-9_-]{1,64}.');
+      return sendPage(res, 200, agentPage(id, elementBundle?.entry));
+    }
+    const assetMatch = /^\/assets\/(?:(element)\/)?([^/]+)$/.exec(path);
+    if (assetMatch) {
+      const dir = assetMatch[1] ? elementBundle?.dir : PAGE_ASSETS_DIR;
+      if (dir && serveFile(res, dir, assetMatch[2]!)) return;
+    }
+    return refuse(404, 'not-found', `Nothing at ${path}. The agent list is at /.`);
+  };
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      sendError(res, 500, 'internal', `the server failed: ${(error as Error).message ?? String(error)}`);
+    });
+  });
+
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    socket.on('error', () => socket.destroy());
+    const decision = guard.check(req);
+    if (!decision.ok) return refuseUpgrade(socket, decision.status, decision.code, decision.message);
+    const path = new URL(req.url ?? '/', 'http://request.invalid').pathname;
+    if (path !== TERMINAL_SOCKET_PATH) return refuseUpgrade(socket, 404, 'not-found', `WebSockets attach at ${TERMINAL_SOCKET_PATH}`);
+    if (!attach) return refuseUpgrade(socket, 503, 'transport-unavailable', 'this build has no browser transport');
+    attach.handleUpgrade(req, socket, head);
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  guard.setPort(port);
+  const origin = `http://${urlHost(options.host)}:${port}`;
+
+  let closing: Promise<void> | undefined;
+  const close = () =>
+    (closing ??= (async () => {
+      const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+      for (const stream of streams) stream.end();
+      await attach?.close().catch(() => undefined);
+      relay.close();
+      await hub.disposeAll().catch(() => undefined);
+      server.closeAllConnections();
+      await stopped;
+    })());
+
+  return {
+    hub,
+    relay,
+    origin,
+    port,
+    link: (path = '/') => `${origin}${path}?token=${encodeURIComponent(options.token)}`,
+    close,
+  };
+}

@@ -1,0 +1,41 @@
+/**
+ * Engine failures as HTTP statuses and stable codes. The engine's codes pass through unchanged (they are
+ * what the MCP error results and the DSH plugin report too); only the status is chosen here.
+ */
+import { QueueError, TerminalError, ToolArgsError } from '@shared-terminal/server';
+
+export interface ToolFailure {
+  status: number;
+  code: string;
+  message: string;
+}
+
+const STATUS_BY_CODE: Readonly<Record<string, number>> = {
+  // the caller's request is wrong
+  'invalid-arguments': 400,
+  'input-too-large': 413,
+  // the terminal's state refuses it now; the message says what to do
+  blocked: 409,
+  exited: 409,
+  busy: 409,
+  'signal-refused': 409,
+  'takeover-unavailable': 409,
+  'lease-closed': 409,
+  cancelled: 409,
+  // too much at once: wait and retry later
+  'queue-full': 429,
+  capacity: 503,
+  // the terminal is gone
+  disposed: 410,
+  // the server failed to do its part
+  'recovery-failed': 500,
+  'grant-failed': 500,
+};
+
+export function describeToolFailure(error: unknown): ToolFailure {
+  if (error instanceof ToolArgsError || error instanceof TerminalError || error instanceof QueueError) {
+    return { status: STATUS_BY_CODE[error.code] ?? 500, code: error.code, message: error.message };
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return { status: 500, code: 'internal', message: `the terminal failed: ${message}` };
+}

@@ -1,0 +1,13 @@
+import { defineConfig } from 'tsup';
+
+// The CLI (bin) and the library entry (createStandaloneServer for other Node hosts and tests).
+export default defineConfig({
+  entry: { cli: 'src/cli.ts', index: 'src/index.ts' },
+  format: ['esm'],
+  target: 'node20',
+  platform: 'node',
+  dts: false,
+  sourcemap: true,
+  clean: true,
+  banner: { js: '#!/usr/bin/env node' },
+});
