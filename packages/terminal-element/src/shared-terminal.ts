@@ -1,0 +1,694 @@
+/**
+ * @tag shared-terminal
+ * @summary A persistent terminal that a person shares with an AI agent: xterm.js at the server's fixed size,
+ * the lease UI (Controller / Read only, Take over input, Interrupt input), a settings menu and notices.
+ *
+ * @property connector - `({ readonly }) => Promise<{ url, token }>`: the host's way to get a WebSocket URL and
+ *   a fresh one-time token. Setting another connector starts over (a new session: proof and keys forgotten).
+ * @property socketFactory - Advanced: how to open the socket (defaults to `new WebSocket(url, protocols)`).
+ * @property touchDevice - `true`/`false` to override the `(pointer: coarse)` check; touch views are read only.
+ *
+ * @attr readonly - Ask for a read-only view: no input, no takeover, no reset.
+ * @attr collapsed - Hide the terminal. The socket, the shell and any lease stay. The first connection waits
+ *   until the element is first expanded (that is when the server starts the shell).
+ * @attr font-size - Font size in CSS pixels (8–32, default 13). Never changes the PTY's rows and columns.
+ * @attr lang - `en` (default) or `zh-CN`.
+ * @attr theme - `light` (default) or `dark`.
+ * @attr screen-reader - Turn on xterm.js's screen-reader mode.
+ *
+ * @event shared-terminal-connection - `{ state, previous, closeCode, retryInMs }`: the connection changed.
+ * @event shared-terminal-role - `{ role: 'controller' | 'readonly', reason }`: this view's role changed.
+ * @event shared-terminal-status - The server's status frame: `{ process, queueStatus, holder, pendingCount,
+ *   pendingKinds, takeoverId, inputWait, modelWaiting }` (who holds input, queue depth, a model operation
+ *   waiting behind the person).
+ * @event shared-terminal-lease - `{ state: 'none' | 'requested' | 'queued' | 'granted', origin, leaseId, reason }`.
+ * @event shared-terminal-notice - `{ code, message }`: a notice was shown (discarded input, input limit,
+ *   reconnecting, exited, blocked, ...).
+ * @event shared-terminal-generation - `{ generation, previous, rows, cols }`: a (new) shell generation is shown.
+ * @event shared-terminal-toggle - `{ collapsed }`: the person collapsed or expanded the panel.
+ * @event shared-terminal-font-size - `{ fontSize }`: the person changed the font size.
+ *
+ * @csspart panel - The whole card.
+ * @csspart header - The top row: toggle, status line, actions.
+ * @csspart toggle - The collapse/expand button.
+ * @csspart status - The status line (starts with "Controller" or "Read only").
+ * @csspart role - The role word in the status line.
+ * @csspart connection - The connection state in the status line.
+ * @csspart takeover-button - "Take over input".
+ * @csspart interrupt-button - "Interrupt input".
+ * @csspart settings-button - The settings (gear) button.
+ * @csspart settings-menu - The settings menu.
+ * @csspart confirm - The Reset Terminal confirmation.
+ * @csspart notices - The notice list.
+ * @csspart notice - One notice.
+ * @csspart body - The terminal area (hidden when collapsed).
+ * @csspart viewport - The scroll container around the renderer (scrolls sideways for wide terminals).
+ * @csspart terminal - The element xterm.js renders into.
+ *
+ * @cssproperty --shared-terminal-background - Terminal background.
+ * @cssproperty --shared-terminal-foreground - Terminal text.
+ * @cssproperty --shared-terminal-cursor - Cursor colour.
+ * @cssproperty --shared-terminal-selection - Selection colour.
+ * @cssproperty --shared-terminal-panel-background - Card background.
+ * @cssproperty --shared-terminal-panel-foreground - Card text.
+ * @cssproperty --shared-terminal-muted - Secondary text.
+ * @cssproperty --shared-terminal-border - Borders.
+ * @cssproperty --shared-terminal-accent - Primary buttons.
+ * @cssproperty --shared-terminal-accent-foreground - Text on primary buttons.
+ * @cssproperty --shared-terminal-danger - Errors and Reset Terminal.
+ * @cssproperty --shared-terminal-warning - Warnings (model waiting, input waits).
+ * @cssproperty --shared-terminal-focus-ring - Focus outline.
+ * @cssproperty --shared-terminal-font-family - Terminal font.
+ * @cssproperty --shared-terminal-ui-font - Font of the card.
+ * @cssproperty --shared-terminal-radius - Card corner radius.
+ * @cssproperty --shared-terminal-max-height - Largest height of the terminal area before it scrolls.
+ */
+import { LitElement, html, nothing, type PropertyValues, type TemplateResult } from 'lit';
+import { Terminal, type ITheme } from '@xterm/xterm';
+import { Unicode11Addon } from '@xterm/addon-unicode11';
+import type { Connector, OutputFrame, SnapshotFrame, StatusFrame } from '@shared-terminal/server/protocol';
+import { TerminalConnection, type ConnectionState, type LeaseView, type SocketFactory, type ViewNotice, type ViewNoticeCode } from './connection.ts';
+import { messagesFor, resolveLocale, type Messages } from './i18n.ts';
+import { isFocusReport, silenceQueryReplies } from './query-replies.ts';
+import { panelStyles, xtermStyles } from './styles.ts';
+
+export const MIN_FONT_SIZE = 8;
+export const MAX_FONT_SIZE = 32;
+export const DEFAULT_FONT_SIZE = 13;
+const MAX_NOTICES = 4;
+const ERROR_NOTICES: ReadonlySet<ViewNoticeCode> = new Set(['protocol-error', 'disposed', 'blocked', 'exited', 'operation-failed', 'connect-failed']);
+/** Notices that describe a passing condition: they go away once the view is connected again. */
+const TRANSIENT_NOTICES: ReadonlySet<ViewNoticeCode> = new Set(['reconnecting', 'connect-failed', 'not-connected', 'protocol-error', 'disposed']);
+
+export interface StatusEventDetail extends Omit<StatusFrame, 'v' | 'type'> {
+  /** A model operation waits behind the person who holds input. */
+  modelWaiting: boolean;
+}
+export interface NoticeEventDetail {
+  code: ViewNoticeCode;
+  message: string;
+}
+interface ShownNotice {
+  id: number;
+  code: ViewNoticeCode;
+  detail: string | null;
+}
+
+let nextNoticeId = 1;
+
+export class SharedTerminalElement extends LitElement {
+  static override styles = [xtermStyles, panelStyles];
+
+  static override properties = {
+    connector: { attribute: false },
+    socketFactory: { attribute: false },
+    touchDevice: { attribute: false },
+    readonly: { type: Boolean, reflect: true },
+    collapsed: { type: Boolean, reflect: true },
+    fontSize: { type: Number, attribute: 'font-size', reflect: true },
+    lang: { type: String, reflect: true },
+    theme: { type: String, reflect: true },
+    screenReader: { type: Boolean, attribute: 'screen-reader', reflect: true },
+    connectionState: { state: true },
+    retryInMs: { state: true },
+    role: { state: true },
+    roleReason: { state: true },
+    status: { state: true },
+    lease: { state: true },
+    notices: { state: true },
+    menuOpen: { state: true },
+    confirmOpen: { state: true },
+    hasRenderer: { state: true },
+  };
+
+  declare connector: Connector | null;
+  declare socketFactory: SocketFactory | null;
+  declare touchDevice: boolean | null;
+  declare readonly: boolean;
+  declare collapsed: boolean;
+  declare fontSize: number;
+  declare lang: string;
+  declare theme: string;
+  declare screenReader: boolean;
+
+  declare connectionState: ConnectionState;
+  declare retryInMs: number | null;
+  declare role: 'controller' | 'readonly' | null;
+  declare roleReason: string | null;
+  declare status: StatusFrame | null;
+  declare lease: LeaseView;
+  declare notices: ShownNotice[];
+  declare menuOpen: boolean;
+  declare confirmOpen: boolean;
+  declare hasRenderer: boolean;
+
+  private connection: TerminalConnection | null = null;
+  private connectionConnector: Connector | null = null;
+  private unsubscribers: Array<() => void> = [];
+  private term: Terminal | null = null;
+  private termGeneration: number | null = null;
+  private pasting = false;
+
+  constructor() {
+    super();
+    this.connector = null;
+    this.socketFactory = null;
+    this.touchDevice = null;
+    this.readonly = false;
+    this.collapsed = false;
+    this.fontSize = DEFAULT_FONT_SIZE;
+    this.lang = 'en';
+    this.theme = 'light';
+    this.screenReader = false;
+    this.connectionState = 'idle';
+    this.retryInMs = null;
+    this.role = null;
+    this.roleReason = null;
+    this.status = null;
+    this.lease = { state: 'none', origin: null, leaseId: null, reason: null };
+    this.notices = [];
+    this.menuOpen = false;
+    this.confirmOpen = false;
+    this.hasRenderer = false;
+  }
+
+  // ---------------------------------------------------------------------------------------------- public API
+
+  /** The renderer (an xterm.js Terminal) of the current generation, or null. For tests and diagnostics. */
+  get renderer(): Terminal | null {
+    return this.term;
+  }
+  get generation(): number | null {
+    return this.termGeneration;
+  }
+  /** The PTY geometry the server fixed; font changes never touch it. */
+  get rows(): number | null {
+    return this.connection?.rows ?? null;
+  }
+  get cols(): number | null {
+    return this.connection?.cols ?? null;
+  }
+  /** Whether this view asks for a read-only connection (attribute, or a touch device). */
+  get readonlyView(): boolean {
+    return this.readonly || this.isTouch();
+  }
+
+  /** Drop the socket and attach again (the resume proof in memory keeps control). */
+  reconnect(): void {
+    if (this.connection) this.connection.reconnect();
+    else this.syncConnection();
+  }
+  /** Clear the local renderer only; the shell and the server's screen are untouched. */
+  clearView(): void {
+    this.term?.clear();
+  }
+  /** Put the keyboard focus into the terminal. */
+  focusTerminal(): void {
+    this.term?.focus();
+  }
+
+  // ---------------------------------------------------------------------------------------------- lifecycle
+
+  override connectedCallback(): void {
+    super.connectedCallback();
+    if (this.hasUpdated) this.syncConnection();
+  }
+
+  override disconnectedCallback(): void {
+    super.disconnectedCallback();
+    // Keep the proof in memory: moving the element in the page resumes control.
+    this.connection?.stop();
+  }
+
+  protected override updated(changed: PropertyValues<this>): void {
+    if (changed.has('connector') || changed.has('collapsed') || changed.has('socketFactory')) this.syncConnection();
+    if (changed.has('readonly') || changed.has('touchDevice')) {
+      this.connection?.setReadonly(this.readonlyView);
+      if (this.term) this.term.options.disableStdin = this.readonlyView || this.role !== 'controller';
+    }
+    if (changed.has('fontSize') && this.term) this.term.options.fontSize = this.clampedFontSize();
+    if (changed.has('screenReader') && this.term) this.term.options.screenReaderMode = this.screenReader;
+    if (changed.has('theme') && this.term) this.term.options.theme = this.xtermTheme();
+    if (changed.has('collapsed') && !this.collapsed && this.term) this.term.refresh(0, this.term.rows - 1);
+  }
+
+  private syncConnection(): void {
+    if (!this.isConnected) return;
+    if (this.connection && (this.connectionConnector !== this.connector || !this.connector)) {
+      this.teardownConnection();
+    }
+    if (!this.connector) return;
+    if (!this.connection) {
+      if (this.collapsed) return; // the shell starts at the first expansion
+      this.createConnection(this.connector);
+      this.connection!.start();
+      return;
+    }
+    if (this.connection.state === 'stopped') this.connection.start();
+  }
+
+  private createConnection(connector: Connector): void {
+    const factory = this.socketFactory;
+    const connection = new TerminalConnection({
+      connector,
+      readonly: this.readonlyView,
+      ...(factory ? { createSocket: factory } : {}),
+    });
+    this.connection = connection;
+    this.connectionConnector = connector;
+    this.unsubscribers = [
+      connection.on('state', (event) => {
+        this.connectionState = event.state;
+        this.retryInMs = event.retryInMs;
+        if (event.state === 'connected') this.notices = this.notices.filter((n) => !TRANSIENT_NOTICES.has(n.code));
+        if (event.state === 'disposed') this.disposeRenderer();
+        this.fire('shared-terminal-connection', event);
+      }),
+      connection.on('snapshot', (frame) => this.applySnapshot(frame)),
+      connection.on('output', (frame) => this.applyOutput(frame)),
+      connection.on('role', (event) => {
+        this.role = event.role;
+        this.roleReason = event.reason;
+        if (this.term) this.term.options.disableStdin = event.role !== 'controller';
+        if (event.role === 'readonly') this.confirmOpen = false;
+        this.fire('shared-terminal-role', event);
+      }),
+      connection.on('status', (frame) => {
+        this.status = frame;
+        const { v: _v, type: _type, ...rest } = frame;
+        this.fire('shared-terminal-status', { ...rest, modelWaiting: modelWaiting(frame) } satisfies StatusEventDetail);
+      }),
+      connection.on('lease', (view) => {
+        this.lease = view;
+        this.fire('shared-terminal-lease', view);
+      }),
+      connection.on('notice', (notice) => this.showNotice(notice)),
+      connection.on('generation', (event) => {
+        this.fire('shared-terminal-generation', { ...event, rows: connection.rows, cols: connection.cols });
+      }),
+    ];
+  }
+
+  private teardownConnection(): void {
+    for (const unsubscribe of this.unsubscribers) unsubscribe();
+    this.unsubscribers = [];
+    this.connection?.dispose();
+    this.connection = null;
+    this.connectionConnector = null;
+    this.disposeRenderer();
+    this.connectionState = 'idle';
+    this.role = null;
+    this.roleReason = null;
+    this.status = null;
+    this.lease = { state: 'none', origin: null, leaseId: null, reason: null };
+    this.notices = [];
+  }
+
+  // ---------------------------------------------------------------------------------------------- renderer
+
+  private applySnapshot(frame: SnapshotFrame): void {
+    const host = this.renderRoot.querySelector<HTMLElement>('.xterm-host');
+    if (!host) return;
+    const root = this.renderRoot as ShadowRoot;
+    const hadFocus = !!this.term && !!root.activeElement && host.contains(root.activeElement);
+    this.disposeRenderer();
+    // Every snapshot gets a fresh renderer: writes queued on the old one must never land on the new screen.
+    const term = new Terminal({
+      rows: frame.rows,
+      cols: frame.cols,
+      scrollback: frame.scrollbackLines,
+      fontSize: this.clampedFontSize(),
+      fontFamily: this.cssValue('--st-font') || 'monospace',
+      theme: this.xtermTheme(),
+      allowProposedApi: true,
+      disableStdin: this.readonlyView || this.role !== 'controller',
+      screenReaderMode: this.screenReader,
+      cursorBlink: false,
+      windowOptions: {},
+    });
+    term.loadAddon(new Unicode11Addon());
+    term.unicode.activeVersion = '11';
+    silenceQueryReplies(term);
+    term.open(host);
+    term.onData((data) => {
+      if (term !== this.term) return;
+      if (isFocusReport(data) && !this.pasting) return;
+      this.connection?.input(data);
+    });
+    this.term = term;
+    this.termGeneration = frame.generation;
+    this.hasRenderer = true;
+    const connection = this.connection;
+    term.write(frame.replay, () => {
+      if (term === this.term) connection?.parsed(frame.sequence, 0);
+    });
+    if (hadFocus) term.focus();
+  }
+
+  private applyOutput(frame: OutputFrame): void {
+    const term = this.term;
+    if (!term) return;
+    const connection = this.connection;
+    term.write(frame.data, () => {
+      if (term === this.term) connection?.parsed(frame.sequence, frame.data.length);
+    });
+  }
+
+  private disposeRenderer(): void {
+    this.term?.dispose();
+    this.term = null;
+    this.hasRenderer = false;
+    const host = this.renderRoot?.querySelector<HTMLElement>('.xterm-host');
+    if (host) host.replaceChildren();
+  }
+
+  private clampedFontSize(): number {
+    const size = Number.isFinite(this.fontSize) ? Math.round(this.fontSize) : DEFAULT_FONT_SIZE;
+    return Math.min(MAX_FONT_SIZE, Math.max(MIN_FONT_SIZE, size));
+  }
+
+  private cssValue(name: string): string {
+    return getComputedStyle(this).getPropertyValue(name).trim();
+  }
+
+  private xtermTheme(): ITheme {
+    return {
+      background: this.cssValue('--st-bg') || undefined,
+      foreground: this.cssValue('--st-fg') || undefined,
+      cursor: this.cssValue('--st-cursor') || undefined,
+      cursorAccent: this.cssValue('--st-bg') || undefined,
+      selectionBackground: this.cssValue('--st-selection') || undefined,
+    } as ITheme;
+  }
+
+  private isTouch(): boolean {
+    if (this.touchDevice !== null) return this.touchDevice;
+    return typeof matchMedia === 'function' && matchMedia('(pointer: coarse)').matches;
+  }
+
+  // ---------------------------------------------------------------------------------------------- actions
+
+  private get t(): Messages {
+    return messagesFor(resolveLocale(this.lang));
+  }
+
+  private fire(type: string, detail: unknown): void {
+    this.dispatchEvent(new CustomEvent(type, { detail, bubbles: true, composed: true }));
+  }
+
+  private showNotice(notice: ViewNotice): void {
+    const shown: ShownNotice = { id: nextNoticeId++, code: notice.code, detail: notice.detail };
+    this.notices = [...this.notices.filter((n) => n.code !== notice.code), shown].slice(-MAX_NOTICES);
+    this.fire('shared-terminal-notice', { code: notice.code, message: this.noticeText(shown) } satisfies NoticeEventDetail);
+  }
+
+  private noticeText(notice: ShownNotice): string {
+    const text = this.t.notice[notice.code];
+    return notice.code === 'connect-failed' && notice.detail ? `${text} (${notice.detail})` : text;
+  }
+
+  private dismiss(id: number): void {
+    this.notices = this.notices.filter((n) => n.id !== id);
+  }
+
+  private toggleCollapsed(): void {
+    this.collapsed = !this.collapsed;
+    this.fire('shared-terminal-toggle', { collapsed: this.collapsed });
+  }
+
+  private changeFont(step: number): void {
+    const next = Math.min(MAX_FONT_SIZE, Math.max(MIN_FONT_SIZE, this.clampedFontSize() + step));
+    if (next === this.fontSize) return;
+    this.fontSize = next;
+    this.fire('shared-terminal-font-size', { fontSize: next });
+  }
+
+  private onTakeover(): void {
+    if (this.connection?.takeover()) this.term?.focus();
+  }
+
+  private onInterrupt(): void {
+    this.connection?.interrupt();
+  }
+
+  private menuItems(): HTMLElement[] {
+    return [...this.renderRoot.querySelectorAll<HTMLElement>('.menu [role^="menuitem"]:not([disabled])')];
+  }
+
+  private async openMenu(focus: 'first' | 'last' = 'first'): Promise<void> {
+    this.menuOpen = true;
+    await this.updateComplete;
+    const items = this.menuItems();
+    (focus === 'first' ? items[0] : items[items.length - 1])?.focus();
+  }
+
+  private closeMenu(returnFocus: boolean): void {
+    this.menuOpen = false;
+    if (returnFocus) this.renderRoot.querySelector<HTMLElement>('.settings')?.focus();
+  }
+
+  private onSettingsKey(event: KeyboardEvent): void {
+    if (event.key === 'ArrowDown' || event.key === 'ArrowUp') {
+      event.preventDefault();
+      void this.openMenu(event.key === 'ArrowDown' ? 'first' : 'last');
+    }
+  }
+
+  private onMenuKey(event: KeyboardEvent): void {
+    const items = this.menuItems();
+    const index = items.indexOf(event.composedPath()[0] as HTMLElement);
+    const move = (to: number): void => {
+      event.preventDefault();
+      items[(to + items.length) % items.length]?.focus();
+    };
+    switch (event.key) {
+      case 'ArrowDown':
+        move(index + 1);
+        break;
+      case 'ArrowUp':
+        move(index - 1);
+        break;
+      case 'Home':
+        move(0);
+        break;
+      case 'End':
+        move(items.length - 1);
+        break;
+      case 'Escape':
+        event.preventDefault();
+        this.closeMenu(true);
+        break;
+      case 'Tab':
+        this.closeMenu(false);
+        break;
+    }
+  }
+
+  private onMenuFocusOut(event: FocusEvent): void {
+    const next = event.relatedTarget as Node | null;
+    const actions = this.renderRoot.querySelector('.actions');
+    if (this.menuOpen && (!next || !actions?.contains(next))) this.menuOpen = false;
+  }
+
+  private menuAction(action: () => void, close = true): void {
+    action();
+    if (close) this.closeMenu(true);
+  }
+
+  private async askReset(): Promise<void> {
+    this.menuOpen = false;
+    this.confirmOpen = true;
+    await this.updateComplete;
+    this.renderRoot.querySelector<HTMLElement>('.confirm .cancel')?.focus();
+  }
+
+  private confirmReset(): void {
+    this.confirmOpen = false;
+    this.connection?.reset();
+    this.renderRoot.querySelector<HTMLElement>('.settings')?.focus();
+  }
+
+  private cancelReset(): void {
+    this.confirmOpen = false;
+    this.renderRoot.querySelector<HTMLElement>('.settings')?.focus();
+  }
+
+  // ---------------------------------------------------------------------------------------------- render
+
+  protected override render(): TemplateResult {
+    const t = this.t;
+    const controller = this.role === 'controller';
+    const live = this.connectionState === 'connected';
+    const canTakeOver = live && controller && this.lease.state === 'none' && !!this.status?.takeoverId;
+    const canInterrupt = live && controller && this.lease.state === 'granted';
+    const canReset = live && controller && !this.readonlyView;
+    return html`
+      <section part="panel" class="panel" aria-label=${t.terminal}>
+        <div part="header" class="header">
+          <button
+            part="toggle"
+            class="toggle"
+            aria-expanded=${String(!this.collapsed)}
+            aria-controls="body"
+            title=${this.collapsed ? t.expand : t.collapse}
+            @click=${this.toggleCollapsed}
+          >
+            <span class="chevron" aria-hidden="true">▸</span> ${t.terminal}
+          </button>
+          ${this.renderStatus(t)}
+          <div class="actions" @focusout=${this.onMenuFocusOut}>
+            <button part="takeover-button" class="takeover ${canTakeOver ? 'primary' : ''}" ?disabled=${!canTakeOver} @click=${this.onTakeover}>
+              ${t.takeOver}
+            </button>
+            <button part="interrupt-button" class="interrupt" ?disabled=${!canInterrupt} @click=${this.onInterrupt}>${t.interrupt}</button>
+            <button
+              part="settings-button"
+              class="settings"
+              aria-haspopup="menu"
+              aria-expanded=${String(this.menuOpen)}
+              aria-controls="settings-menu"
+              aria-label=${t.settings}
+              title=${t.settings}
+              @click=${() => (this.menuOpen ? this.closeMenu(false) : void this.openMenu())}
+              @keydown=${this.onSettingsKey}
+            >
+              <span aria-hidden="true">⚙</span>
+            </button>
+            ${this.renderMenu(t, canReset)}
+          </div>
+        </div>
+        ${this.confirmOpen ? this.renderConfirm(t) : nothing}
+        <div part="notices" class="notices" role="log" aria-live="polite">
+          ${this.notices.map(
+            (n) => html`<div part="notice" class="notice ${ERROR_NOTICES.has(n.code) ? 'error' : ''}" data-code=${n.code}>
+              <span>${this.noticeText(n)}</span>
+              <button aria-label=${t.dismiss} title=${t.dismiss} @click=${() => this.dismiss(n.id)}>×</button>
+            </div>`,
+          )}
+        </div>
+        <div part="body" id="body" class="body ${this.collapsed ? 'collapsed' : ''}" aria-hidden=${String(this.collapsed)}>
+          <div part="viewport" class="viewport">
+            ${this.hasRenderer ? nothing : html`<div class="placeholder">${t.connection[this.connectionState]}…</div>`}
+            <div part="terminal" class="xterm-host" @paste=${{ handleEvent: this.onPasteCapture, capture: true }}></div>
+          </div>
+        </div>
+      </section>
+    `;
+  }
+
+  private onPasteCapture = (): void => {
+    // A paste is a person's input even if it looks like a focus report.
+    this.pasting = true;
+    queueMicrotask(() => (this.pasting = false));
+  };
+
+  private renderStatus(t: Messages): TemplateResult {
+    const s = this.status;
+    const readonly = this.role === 'readonly' || (this.role === null && this.readonlyView);
+    const reason = readonly ? (this.isTouch() && this.roleReason !== 'controller-busy' && this.roleReason !== 'invalid-resume' ? t.roleReason.touch : this.roleReason ? t.roleReason[this.roleReason as keyof Messages['roleReason']] : undefined) : undefined;
+    const mine = this.lease.state === 'granted';
+    const sep = html`<span class="sep" aria-hidden="true">|</span>`;
+    const retry = this.connectionState === 'reconnecting' && this.retryInMs ? ` (${t.retryIn(Math.ceil(this.retryInMs / 1000))})` : '';
+    return html`<div part="status" class="status" role="status" aria-live="polite">
+      <span part="role" class="role">${readonly ? t.readOnly : t.controller}</span>
+      ${reason ? html`<span class="reason">(${reason})</span>` : nothing} ${sep}
+      <span part="connection" class="connection state-${this.connectionState}">${t.connection[this.connectionState]}${retry}</span>
+      ${s
+        ? html`${sep}<span class="queue-status">${t.queueStatus[s.queueStatus]}</span> ${sep}
+            <span class="holder">${t.holder(s.holder, mine)}</span> ${sep}
+            <span class="queue">${t.queued(s.pendingCount)}</span>
+            ${modelWaiting(s) ? html`${sep}<span class="waiting">${t.modelWaiting}</span>` : nothing}
+            ${s.inputWait ? html`${sep}<span class="input-wait">${t.inputWait(s.inputWait.command, s.inputWait.secret)}</span>` : nothing}`
+        : nothing}
+      ${this.lease.state !== 'none' && !mine ? html`${sep}<span class="lease">${t.lease[this.lease.state]}</span>` : nothing}
+    </div>`;
+  }
+
+  private renderMenu(t: Messages, canReset: boolean): TemplateResult {
+    const size = this.clampedFontSize();
+    return html`<div
+      part="settings-menu"
+      id="settings-menu"
+      class="menu"
+      role="menu"
+      aria-label=${t.settings}
+      ?hidden=${!this.menuOpen}
+      @keydown=${this.onMenuKey}
+    >
+      <button role="menuitem" tabindex="-1" class="reconnect" @click=${() => this.menuAction(() => this.reconnect())}>${t.reconnect}</button>
+      <button role="menuitem" tabindex="-1" class="clear" ?disabled=${!this.hasRenderer} @click=${() => this.menuAction(() => this.clearView())}>
+        ${t.clearView}
+      </button>
+      <div class="font-row" role="group" aria-label=${t.fontSize(size)}>
+        <span aria-hidden="true">${t.fontSize(size)}</span>
+        <button
+          role="menuitem"
+          tabindex="-1"
+          class="font-down"
+          aria-label=${t.fontDownLabel}
+          title=${t.fontDownLabel}
+          ?disabled=${size <= MIN_FONT_SIZE}
+          @click=${() => this.menuAction(() => this.changeFont(-1), false)}
+        >
+          ${t.fontDown}
+        </button>
+        <button
+          role="menuitem"
+          tabindex="-1"
+          class="font-up"
+          aria-label=${t.fontUpLabel}
+          title=${t.fontUpLabel}
+          ?disabled=${size >= MAX_FONT_SIZE}
+          @click=${() => this.menuAction(() => this.changeFont(1), false)}
+        >
+          ${t.fontUp}
+        </button>
+      </div>
+      <button
+        role="menuitemcheckbox"
+        tabindex="-1"
+        class="screen-reader"
+        aria-checked=${String(this.screenReader)}
+        @click=${() => this.menuAction(() => (this.screenReader = !this.screenReader), false)}
+      >
+        ${this.screenReader ? '✓ ' : ''}${t.screenReader}
+      </button>
+      <hr role="separator" />
+      <button role="menuitem" tabindex="-1" class="reset danger" ?disabled=${!canReset} @click=${() => void this.askReset()}>${t.resetTerminal}</button>
+    </div>`;
+  }
+
+  private renderConfirm(t: Messages): TemplateResult {
+    return html`<div
+      part="confirm"
+      class="confirm"
+      role="alertdialog"
+      aria-labelledby="confirm-title"
+      aria-describedby="confirm-body"
+      @keydown=${(event: KeyboardEvent) => {
+        if (event.key === 'Escape') {
+          event.preventDefault();
+          this.cancelReset();
+        }
+      }}
+    >
+      <h2 id="confirm-title">${t.confirmTitle}</h2>
+      <p id="confirm-body">${t.confirmBody}</p>
+      <div class="buttons">
+        <button class="confirm-reset danger primary" @click=${this.confirmReset}>${t.confirmReset}</button>
+        <button class="cancel" @click=${this.cancelReset}>${t.cancel}</button>
+      </div>
+    </div>`;
+  }
+}
+
+/** A model operation is queued behind the person who holds input (it waits until they are done). */
+export function modelWaiting(status: StatusFrame): boolean {
+  return status.holder === 'human' && status.pendingKinds.includes('model-send');
+}
+
+declare global {
+  interface HTMLElementTagNameMap {
+    'shared-terminal': SharedTerminalElement;
+  }
+}

@@ -1,0 +1,284 @@
+// <shared-terminal> in Chromium: real xterm.js, real keyboard (Playwright key presses), the scripted server
+// in the page for the other end (the real server is in test/e2e).
+import { sendKeys } from '@web/test-runner-commands';
+import { Terminal } from '@xterm/xterm';
+import '../../src/index.ts';
+import type { SharedTerminalElement } from '../../src/shared-terminal.ts';
+import { ScriptedServer, type ScriptedServerOptions } from '../../src/testing/scripted-server.ts';
+import { deepEqual, equal, ok, until } from '../helpers/assert.ts';
+
+interface Mounted {
+  el: SharedTerminalElement;
+  server: ScriptedServer;
+  events: Array<{ type: string; detail: unknown }>;
+}
+
+const EVENT_TYPES = ['connection', 'role', 'status', 'lease', 'notice', 'generation', 'toggle', 'font-size'].map((t) => `shared-terminal-${t}`);
+
+async function mount(serverOptions: ScriptedServerOptions = {}, attrs: Record<string, string> = {}): Promise<Mounted> {
+  const server = new ScriptedServer(serverOptions);
+  const el = document.createElement('shared-terminal');
+  for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, v);
+  el.touchDevice = false;
+  el.socketFactory = server.createSocket;
+  el.connector = server.connector;
+  const events: Mounted['events'] = [];
+  for (const type of EVENT_TYPES) el.addEventListener(type, (e) => events.push({ type, detail: (e as CustomEvent).detail }));
+  document.body.append(el);
+  if (!el.collapsed) await until(() => el.renderer && el.connectionState === 'connected' && el.status, 'connected with a renderer');
+  return { el, server, events };
+}
+
+function shadow(el: SharedTerminalElement, selector: string): HTMLElement {
+  const found = el.shadowRoot!.querySelector<HTMLElement>(selector);
+  ok(found, `no ${selector}`);
+  return found;
+}
+
+/** Wait until the renderer parsed everything the server sent (the view acked the last sequence). */
+async function parsedAll(m: Mounted): Promise<void> {
+  await until(() => m.server.framesOfType('ack').some((a) => a.sequence === m.server.sequence), `ack of ${m.server.sequence}`);
+}
+
+function screenText(el: SharedTerminalElement): string {
+  const buffer = el.renderer!.buffer.active;
+  const lines: string[] = [];
+  for (let i = 0; i < buffer.length; i++) lines.push(buffer.getLine(i)!.translateToString(true));
+  return lines.join('\n');
+}
+
+afterEach(() => {
+  document.body.replaceChildren();
+});
+
+describe('<shared-terminal>', () => {
+  it('renders at the server geometry; font size never changes rows and columns; wide terminals scroll sideways', async () => {
+    const m = await mount({ rows: 30, cols: 220 }, { 'font-size': '13' });
+    equal(m.el.renderer!.rows, 30);
+    equal(m.el.renderer!.cols, 220);
+    const viewport = shadow(m.el, '.viewport');
+    ok(viewport.scrollWidth > viewport.clientWidth, 'a 220-column terminal is wider than the page and scrolls');
+    const width = shadow(m.el, '.xterm-screen').getBoundingClientRect().width;
+    m.el.fontSize = 18;
+    await m.el.updateComplete;
+    await until(() => shadow(m.el, '.xterm-screen').getBoundingClientRect().width > width, 'the screen grows with the font');
+    equal(m.el.renderer!.rows, 30);
+    equal(m.el.renderer!.cols, 220);
+    equal(m.server.sockets.length, 1, 'no reconnect for a font change');
+  });
+
+  it('sends the first typed key in begin and the keys typed before the grant once, after it', async () => {
+    const m = await mount({ mode: 'manual' });
+    m.el.focusTerminal();
+    await sendKeys({ type: 'echo hi' });
+    await until(() => m.el.lease.state === 'requested', 'lease requested');
+    deepEqual(m.server.framesOfType('begin').map((f) => f.input), ['e']);
+    deepEqual(m.server.framesOfType('input'), []);
+    m.server.grant();
+    await until(() => m.server.framesOfType('input').length === 1, 'held keys sent');
+    deepEqual(m.server.framesOfType('input').map((f) => f.input), ['cho hi']);
+    await sendKeys({ press: 'Enter' });
+    await until(() => m.server.framesOfType('input').length === 2, 'enter sent');
+    deepEqual(m.server.framesOfType('input').map((f) => f.input), ['cho hi', '\r']);
+    deepEqual(m.server.framesOfType('begin').length, 1);
+  });
+
+  it('never sends the replies xterm.js makes to terminal queries, but keeps keys and pastes', async () => {
+    // Without the guard, xterm.js answers a device-attributes query on its own: the guard is what stops it.
+    const bare = new Terminal({ allowProposedApi: true });
+    const host = document.createElement('div');
+    document.body.append(host);
+    bare.open(host);
+    const bareReplies: string[] = [];
+    bare.onData((d) => bareReplies.push(d));
+    await new Promise<void>((r) => bare.write('\x1b[c\x1b[6n', r));
+    ok(bareReplies.length >= 2, 'an unguarded renderer replies');
+    bare.dispose();
+
+    const m = await mount({ mode: 'manual' });
+    m.el.focusTerminal();
+    await sendKeys({ press: 'a' });
+    m.server.grant();
+    m.server.setStatus({ queueStatus: 'busy', holder: 'human' });
+    const queries = [
+      '\x1b[c', // DA1
+      '\x1b[>c', // DA2
+      '\x1b[5n', // DSR
+      '\x1b[6n', // CPR
+      '\x1b[?6n', // DECXCPR
+      '\x1b[?2004$p', // DECRQM (private)
+      '\x1b[4$p', // DECRQM (ANSI)
+      '\x1bP$qm\x1b\\', // DECRQSS
+      '\x1b]10;?\x07', // foreground colour
+      '\x1b]11;?\x07', // background colour
+      '\x1b]12;?\x07', // cursor colour
+      '\x1b]4;1;?\x07', // palette colour
+      '\x1b[18t', // window size report
+      '\x1b[?1004h', // focus reports on (xterm.js reports the focus state at once)
+    ];
+    m.server.output(queries.join(''));
+    await parsedAll(m);
+    m.el.renderer!.blur();
+    m.el.focusTerminal();
+    await new Promise((r) => setTimeout(r, 50));
+    deepEqual(m.server.framesOfType('input'), [], 'no query reply and no focus report was sent');
+
+    await sendKeys({ press: 'z' });
+    await until(() => m.server.framesOfType('input').length === 1, 'a real key is sent');
+    const textarea = shadow(m.el, 'textarea');
+    const data = new DataTransfer();
+    data.setData('text/plain', '\x1b[O');
+    textarea.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }));
+    await until(() => m.server.framesOfType('input').length === 2, 'a paste that looks like a focus report is sent');
+    deepEqual(m.server.framesOfType('input').map((f) => f.input), ['z', '\x1b[O']);
+  });
+
+  it('read-only views disable input, takeover and reset', async () => {
+    const m = await mount({ status: { queueStatus: 'busy', holder: 'model-send', takeoverId: '3' } }, { readonly: '' });
+    ok(shadow(m.el, '[part="status"]').textContent!.trim().startsWith('Read only'));
+    ok(m.server.socket!.readonlyMode, 'asked for a read-only view');
+    equal((shadow(m.el, '.takeover') as HTMLButtonElement).disabled, true);
+    equal((shadow(m.el, '.reset') as HTMLButtonElement).disabled, true);
+    equal(m.el.renderer!.options.disableStdin, true);
+    m.el.focusTerminal();
+    await sendKeys({ type: 'ls' });
+    await new Promise((r) => setTimeout(r, 50));
+    deepEqual(m.server.received.filter((r) => r.frame.type !== 'ack' && r.frame.type !== 'ping'), []);
+  });
+
+  it('a touch device gets a read-only view', async () => {
+    const server = new ScriptedServer();
+    const el = document.createElement('shared-terminal');
+    el.touchDevice = true;
+    el.socketFactory = server.createSocket;
+    el.connector = server.connector;
+    document.body.append(el);
+    await until(() => el.role === 'readonly', 'read only');
+    deepEqual(server.connectorCalls, [{ readonly: true }]);
+    ok(shadow(el, '[part="status"]').textContent!.includes('touch'));
+  });
+
+  it('shows the lease flow: model busy, Take over input, granted, Interrupt input', async () => {
+    const m = await mount({ mode: 'shell', status: { queueStatus: 'busy', holder: 'model-send', takeoverId: '9', inputWait: { command: 'python3', secret: false } } });
+    const status = (): string => shadow(m.el, '[part="status"]').textContent!.replace(/\s+/g, ' ');
+    ok(status().startsWith(' Controller') || status().startsWith('Controller'), status());
+    ok(status().includes('model holds input'), status());
+    ok(status().includes('python3 is waiting for input'), status());
+    const takeover = shadow(m.el, '.takeover') as HTMLButtonElement;
+    equal(takeover.disabled, false);
+    takeover.focus();
+    await sendKeys({ press: 'Enter' });
+    await until(() => m.el.lease.state === 'granted', 'granted');
+    deepEqual(m.server.framesOfType('takeover').map((f) => f.takeoverId), ['9']);
+    ok(status().includes('you hold input'), status());
+    const interrupt = shadow(m.el, '.interrupt') as HTMLButtonElement;
+    await m.el.updateComplete;
+    equal(interrupt.disabled, false);
+    interrupt.click();
+    await until(() => m.el.lease.state === 'none', 'lease ends at the prompt');
+    equal(m.server.framesOfType('interrupt').length, 1);
+    const leaseStates = m.events.filter((e) => e.type === 'shared-terminal-lease').map((e) => (e.detail as { state: string }).state);
+    deepEqual(leaseStates, ['requested', 'granted', 'none']);
+  });
+
+  it('shows a model operation waiting behind the person', async () => {
+    const m = await mount({ status: { queueStatus: 'busy', holder: 'human', pendingCount: 1, pendingKinds: ['model-send'] } });
+    const text = shadow(m.el, '[part="status"]').textContent!;
+    ok(text.includes('1 queued'), text);
+    ok(text.includes('model operation waiting'), text);
+    const status = m.events.filter((e) => e.type === 'shared-terminal-status').at(-1)!.detail as { modelWaiting: boolean; pendingCount: number };
+    equal(status.modelWaiting, true);
+    equal(status.pendingCount, 1);
+  });
+
+  it('settings menu: keyboard opening, arrow keys, Escape; Reset Terminal asks first, then shows the next generation', async () => {
+    const m = await mount({ mode: 'shell' });
+    const settings = shadow(m.el, '.settings');
+    settings.focus();
+    await sendKeys({ press: 'Enter' });
+    await until(() => m.el.shadowRoot!.activeElement?.classList.contains('reconnect'), 'first item focused');
+    equal(settings.getAttribute('aria-expanded'), 'true');
+    await sendKeys({ press: 'ArrowDown' });
+    ok(m.el.shadowRoot!.activeElement!.classList.contains('clear'));
+    await sendKeys({ press: 'ArrowUp' });
+    await sendKeys({ press: 'ArrowUp' });
+    ok(m.el.shadowRoot!.activeElement!.classList.contains('reset'), 'wraps to the last item');
+    await sendKeys({ press: 'Escape' });
+    equal(m.el.shadowRoot!.activeElement, settings);
+    equal(shadow(m.el, '.menu').hidden, true);
+
+    settings.click();
+    await m.el.updateComplete;
+    shadow(m.el, '.font-up').click();
+    await m.el.updateComplete;
+    equal(m.el.fontSize, 14);
+    equal(m.el.getAttribute('font-size'), '14');
+    shadow(m.el, '.reset').click();
+    await m.el.updateComplete;
+    const dialog = shadow(m.el, '[role="alertdialog"]');
+    ok(dialog.textContent!.includes('Reset Terminal?'));
+    equal(m.server.framesOfType('reset').length, 0, 'nothing is reset before the confirmation');
+    equal(m.el.shadowRoot!.activeElement, shadow(m.el, '.confirm .cancel'), 'Cancel has the focus');
+    shadow(m.el, '.confirm-reset').click();
+    await until(() => m.el.generation === 2, 'the next generation is shown');
+    deepEqual(m.server.framesOfType('reset').map((f) => f.confirmed), [true]);
+    const generations = m.events.filter((e) => e.type === 'shared-terminal-generation').map((e) => (e.detail as { generation: number }).generation);
+    deepEqual(generations, [1, 2]);
+  });
+
+  it('collapse and expand keep the socket; a collapsed element connects only when first expanded', async () => {
+    const m = await mount({ mode: 'shell' });
+    m.server.output('kept\r\n');
+    await parsedAll(m);
+    m.el.collapsed = true;
+    await m.el.updateComplete;
+    ok(shadow(m.el, '.body').classList.contains('collapsed'));
+    m.el.collapsed = false;
+    await m.el.updateComplete;
+    equal(m.server.sockets.length, 1);
+    ok(screenText(m.el).includes('kept'));
+
+    const lazy = await mount({}, { collapsed: '' });
+    await new Promise((r) => setTimeout(r, 50));
+    equal(lazy.server.connectorCalls.length, 0, 'no shell before the first expansion');
+    shadow(lazy.el, '.toggle').click();
+    await until(() => lazy.el.connectionState === 'connected', 'connected after expanding');
+    deepEqual(lazy.events.find((e) => e.type === 'shared-terminal-toggle')?.detail, { collapsed: false });
+  });
+
+  it('keeps the resume proof in memory only and fires an event for every state change', async () => {
+    const before = { local: localStorage.length, session: sessionStorage.length, cookie: document.cookie };
+    const m = await mount({ mode: 'shell' });
+    deepEqual({ local: localStorage.length, session: sessionStorage.length, cookie: document.cookie }, before);
+    m.server.notice('resynced');
+    await until(() => m.events.some((e) => e.type === 'shared-terminal-notice'), 'notice event');
+    const types = new Set(m.events.map((e) => e.type));
+    for (const type of ['shared-terminal-connection', 'shared-terminal-role', 'shared-terminal-status', 'shared-terminal-generation', 'shared-terminal-notice'])
+      ok(types.has(type), `${type} fired`);
+    ok(shadow(m.el, '[part="notice"]').textContent!.includes('refreshed from the server'));
+  });
+
+  it('speaks Chinese with lang="zh-CN" and follows the dark theme', async () => {
+    const m = await mount({ status: { queueStatus: 'busy', holder: 'model-send', takeoverId: '1' } }, { lang: 'zh-CN', theme: 'dark' });
+    equal(shadow(m.el, '.takeover').textContent!.trim(), '接手输入');
+    equal(shadow(m.el, '.interrupt').textContent!.trim(), '中断输入');
+    ok(shadow(m.el, '[part="status"]').textContent!.trim().startsWith('Controller'));
+    equal(m.el.renderer!.options.theme!.background, '#0d1117');
+    m.el.theme = 'light';
+    await m.el.updateComplete;
+    equal(m.el.renderer!.options.theme!.background, '#ffffff');
+  });
+
+  it('turns on xterm.js screen-reader mode from the settings menu', async () => {
+    const m = await mount();
+    shadow(m.el, '.settings').click();
+    await m.el.updateComplete;
+    const item = shadow(m.el, '.screen-reader');
+    equal(item.getAttribute('role'), 'menuitemcheckbox');
+    item.click();
+    await m.el.updateComplete;
+    equal(m.el.renderer!.options.screenReaderMode, true);
+    equal(item.getAttribute('aria-checked'), 'true');
+    ok(m.el.hasAttribute('screen-reader'));
+  });
+});
