@@ -290,7 +290,7 @@ export class ScriptedServer {
     this.send(this.statusFrame());
   }
 
-  notice(code: NoticeCode, message = code): void {
+  notice(code: NoticeCode, message: string = code): void {
     this.send({ v: 1, type: 'notice', generation: this.generation, code, message });
   }
 
