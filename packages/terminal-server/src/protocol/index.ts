@@ -1,4 +1,11 @@
 /**
+ * Changes since the lead's draft (all additive and compatible; version stays 1):
+ * - `NoticeCode` gains `controller-available` (sent to read-only views that were refused as
+ *   `controller-busy` once the controller's grace period ended: Reconnect now to take control).
+ * - `CloseCode.invalidData` (1007) names the code `ws` uses for text frames that are not UTF-8.
+ * - Flow-control constants `FLOW_WINDOW_CHARS` and `FLOW_RESUME_CHARS`, and the rules of `ack`, `resync`,
+ *   `begin` and stale generations below, say what the transport does; no frame shape changed.
+ *
  * The browser protocol of the shared terminal, version 1. Runtime-free (no Node, no DOM): the element
  * imports this entry alone (`@shared-terminal/server/protocol`).
  *
@@ -13,7 +20,27 @@
  *
  * Sequence: the server's first frame is `snapshot`; then `output` frames with strictly increasing
  * `sequence`. A client that sees a gap sends `resync` and gets a fresh `snapshot` (which always replaces
- * the renderer). The server may send a fresh `snapshot` at any time (a slow view that fell behind).
+ * the renderer). The server may send a fresh `snapshot` at any time (a slow view that fell behind; it is
+ * followed by a `resynced` notice and a `status` frame).
+ *
+ * Roles: one controller per owner; every other view is read only. A read-only view may send only `ack`,
+ * `resync` and `ping`; any other frame closes it with 1008 and nothing reaches the terminal. A controller
+ * that reconnects within `disconnectGraceMs` with its resume proof keeps control and its lease (the lease
+ * is announced again, before the first `status` frame of the new socket).
+ *
+ * Client frames, as the transport treats them:
+ * - a frame that fails `parseClientFrame`, or a binary frame, closes the socket with 1008 (1009 when it is
+ *   over the socket's size limit, 1007 when it is not UTF-8);
+ * - a mutating frame whose `generation` is not the socket's gets a `stale-generation` notice and is dropped;
+ * - `begin` while the controller's own lease is open appends to that lease (keys typed before the grant);
+ * - `input` without an open lease gets `lease-closed` and is dropped (never typed at a fresh prompt);
+ * - input over `maxInputBytes` (per frame, or in total until the program reads it) gets `input-limit`.
+ *
+ * Flow control: the controller acks (`ack`) the highest output sequence its renderer has parsed. Once it
+ * has acked at least once, the server stops reading the shell's output while more than
+ * `FLOW_WINDOW_CHARS` characters of output are unacknowledged, and reads again below `FLOW_RESUME_CHARS`.
+ * Read-only views (and a controller that never acks) never pause the shell: each has a bounded send queue,
+ * and a view that falls behind it is resynced with a fresh snapshot once its socket drains.
  */
 
 export const PROTOCOL_VERSION = 1 as const;
@@ -24,10 +51,16 @@ export const READONLY_SUBPROTOCOL = 'mode.readonly';
 /** base64url of 32 bytes. */
 export const SECRET_PATTERN = /^[A-Za-z0-9_-]{43}$/;
 export const TOKEN_TTL_MS = 10_000;
+/** Unacknowledged output characters at which the server pauses the shell for an acking controller. */
+export const FLOW_WINDOW_CHARS = 524_288;
+/** ...and the level at which it reads the shell's output again. */
+export const FLOW_RESUME_CHARS = 262_144;
 
 /** Close codes; 4xxx are ours. */
 export const CloseCode = {
   normal: 1000,
+  /** A text frame that is not UTF-8 (sent by `ws` itself). */
+  invalidData: 1007,
   /** A bad frame, or a read-only view that tried to write. The client does not retry on its own. */
   protocolError: 1008,
   tooBig: 1009,
@@ -57,7 +90,8 @@ export type NoticeCode =
   | 'operation-failed'
   | 'blocked'
   | 'exited'
-  | 'resynced'; // the server replaced the view with a fresh snapshot (it fell behind)
+  | 'resynced' // the server replaced the view with a fresh snapshot (it fell behind)
+  | 'controller-available'; // the controller's grace period ended: Reconnect to take control
 
 // ------------------------------------------------------------------------------ server → client
 
@@ -295,6 +329,7 @@ const NOTICE_CODES = new Set([
   'blocked',
   'exited',
   'resynced',
+  'controller-available',
 ]);
 
 function checkProcess(value: unknown): boolean {
