@@ -14,3 +14,4 @@ export * from './terminal/generation.ts';
 export * from './hub/owner.ts';
 export * from './hub/hub.ts';
 export * from './operations/tools.ts';
+export * from './transport/index.ts';

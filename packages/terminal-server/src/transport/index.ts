@@ -1,0 +1,13 @@
+/** The transport room: browser views over WebSocket (tokens, fence, roles, resume, heartbeats, flow control). */
+export {
+  createTerminalTransport,
+  TerminalTransport,
+  type TerminalTransportOptions,
+  type TransportHumanSettled,
+  type TransportEvents,
+  type TransportStats,
+  type UpgradeExpectation,
+} from './transport.ts';
+export { SEND_QUEUE_BYTES, type ViewStats, type ViewPhase } from './view.ts';
+export { MAX_OUTSTANDING_TOKENS } from './tokens.ts';
+export { isLoopbackHost } from './fence.ts';

@@ -1,0 +1,378 @@
+/**
+ * One browser view: a WebSocket attached to one generation of one owner's terminal. The view owns what
+ * goes out on its socket and in what order:
+ *
+ * - Snapshot first, then outputs with consecutive sequences. While a snapshot is being taken the view
+ *   buffers outputs (it subscribed before asking), and drops those the snapshot already contains.
+ * - Flow control for an acking controller: past FLOW_WINDOW_CHARS of unacknowledged output the view holds
+ *   the generation's output (the shell pauses) until acks bring it under FLOW_RESUME_CHARS.
+ * - Everyone else (and a controller that never acks) has a bounded send queue: when the socket's buffered
+ *   bytes would pass the limit the view stops sending output and, once the socket has drained, sends a
+ *   fresh snapshot instead. Nothing here can pause the shell or grow memory without bound.
+ *
+ * It knows nothing of roles' rules or leases: the room decides those and tells the view its role.
+ */
+import type { WebSocket } from 'ws';
+import {
+  FLOW_RESUME_CHARS,
+  FLOW_WINDOW_CHARS,
+  PROTOCOL_VERSION,
+  encodeFrame,
+  type NoticeCode,
+  type RoleFrame,
+  type ServerFrame,
+  type StatusFrame,
+} from '../protocol/index.ts';
+import type { TerminalGeneration } from '../terminal/generation.ts';
+import { CLOSE_REASONS, NOTICES, closeReason } from './messages.ts';
+
+/** Bytes a view's socket may have queued (beyond its last snapshot) before it counts as behind. */
+export const SEND_QUEUE_BYTES = 1_048_576;
+/** Frames a client may send before its attach finished (they wait for the snapshot). */
+const MAX_EARLY_FRAMES = 32;
+
+export type ViewPhase = 'attaching' | 'snapshotting' | 'live' | 'behind' | 'closed';
+/** Why the view closed: lifecycle closes (reset, disposal, shutdown) end control at once, others start grace. */
+export type CloseKind = 'network' | 'protocol' | 'lifecycle' | 'moved';
+
+interface OutputEvent {
+  generation: number;
+  sequence: number;
+  data: string;
+}
+
+export interface ViewHost {
+  /** A text frame after attach; the room parses and dispatches it. */
+  frame(view: View, text: string): void;
+  /** The status frame for this view's generation (sent after every snapshot). */
+  status(view: View): StatusFrame | undefined;
+  /** The view is closed: release whatever it held. Called once. */
+  closed(view: View, kind: CloseKind): void;
+}
+
+export interface ViewStats {
+  id: number;
+  ownerId: string;
+  role: 'controller' | 'readonly' | null;
+  generation: number | null;
+  phase: ViewPhase;
+  bufferedAmount: number;
+  /** Largest socket buffer seen right after a send. */
+  peakBufferedAmount: number;
+  unackedChars: number;
+  holding: boolean;
+  snapshots: number;
+  resyncs: number;
+  outputsSent: number;
+}
+
+export class View {
+  readonly id: number;
+  readonly ownerId: string;
+  readonly ws: WebSocket;
+  /** Last time anything (a frame or a pong) arrived, on the transport's clock. */
+  lastSeen: number;
+  private readonly host: ViewHost;
+  private generationRef: TerminalGeneration | undefined;
+  private currentPhase: ViewPhase = 'attaching';
+  private currentRole: 'controller' | 'readonly' | null = null;
+  private attached = false;
+  private early: string[] = [];
+  private pending: OutputEvent[] = [];
+  private lastSequence = 0;
+  private refreshAgain = false;
+  private sendLimit = SEND_QUEUE_BYTES;
+  private outstandingSends = 0;
+  private statusDirty = false;
+  // flow control (controller)
+  private acking = false;
+  private unacked: { sequence: number; chars: number }[] = [];
+  private unackedChars = 0;
+  private holding = false;
+  // diagnostics
+  private peakBuffered = 0;
+  private snapshots = 0;
+  private resyncs = 0;
+  private outputsSent = 0;
+
+  private readonly scrollbackLines: number;
+
+  constructor(options: { id: number; ownerId: string; ws: WebSocket; host: ViewHost; now: number; scrollbackLines: number }) {
+    this.scrollbackLines = options.scrollbackLines;
+    this.id = options.id;
+    this.ownerId = options.ownerId;
+    this.ws = options.ws;
+    this.host = options.host;
+    this.lastSeen = options.now;
+  }
+
+  get phase(): ViewPhase {
+    return this.currentPhase;
+  }
+
+  get closed(): boolean {
+    return this.currentPhase === 'closed';
+  }
+
+  get generation(): number | undefined {
+    return this.generationRef?.generation;
+  }
+
+  get role(): 'controller' | 'readonly' | null {
+    return this.currentRole;
+  }
+
+  private get holdKey(): string {
+    return `transport-view-${this.id}`;
+  }
+
+  stats(): ViewStats {
+    return {
+      id: this.id,
+      ownerId: this.ownerId,
+      role: this.currentRole,
+      generation: this.generation ?? null,
+      phase: this.currentPhase,
+      bufferedAmount: this.ws.bufferedAmount,
+      peakBufferedAmount: this.peakBuffered,
+      unackedChars: this.unackedChars,
+      holding: this.holding,
+      snapshots: this.snapshots,
+      resyncs: this.resyncs,
+      outputsSent: this.outputsSent,
+    };
+  }
+
+  // ------------------------------------------------------------------ incoming
+
+  /** A raw message from the socket. */
+  receive(text: string): void {
+    if (this.closed) return;
+    if (!this.attached) {
+      // Frames sent before the snapshot wait for it (a reconnecting controller may ack or ping at once).
+      if (this.early.length >= MAX_EARLY_FRAMES) {
+        this.close(1008, 'protocol', CLOSE_REASONS.early);
+        return;
+      }
+      this.early.push(text);
+      return;
+    }
+    this.host.frame(this, text);
+  }
+
+  // ------------------------------------------------------------------ attach and snapshots
+
+  /** Bind to the generation; outputs buffer from now on until the first snapshot is out. */
+  bind(generation: TerminalGeneration): void {
+    this.generationRef = generation;
+    this.currentPhase = 'snapshotting';
+  }
+
+  /**
+   * Send a fresh snapshot, then (for the first one) whatever `afterSnapshot` sends (role, lease), then the
+   * status, then the outputs that arrived meanwhile. Concurrent requests are coalesced into one more round.
+   */
+  async refresh(options: { reason: 'attach' | 'client' | 'behind'; afterSnapshot?: () => void }): Promise<void> {
+    const generation = this.generationRef;
+    if (!generation || this.closed) return;
+    if (this.currentPhase === 'snapshotting' && options.reason !== 'attach') {
+      this.refreshAgain = true;
+      return;
+    }
+    this.currentPhase = 'snapshotting';
+    this.pending = [];
+    let snapshot: Awaited<ReturnType<TerminalGeneration['snapshot']>>;
+    try {
+      snapshot = await generation.snapshot();
+    } catch {
+      // The generation is being replaced or disposed; the room closes this view for that reason.
+      return;
+    }
+    if (this.closed) return;
+    const replay = encodeFrame({
+      v: PROTOCOL_VERSION,
+      type: 'snapshot',
+      generation: generation.generation,
+      sequence: snapshot.sequence,
+      rows: snapshot.rows,
+      cols: snapshot.cols,
+      replay: snapshot.replay,
+      historyLines: snapshot.historyLines,
+      truncated: snapshot.truncated,
+      scrollbackLines: this.scrollbackLines,
+    });
+    // The renderer is replaced: what was unacknowledged no longer matters.
+    this.resetFlow();
+    this.lastSequence = snapshot.sequence;
+    this.sendLimit = SEND_QUEUE_BYTES + replay.length;
+    this.snapshots += 1;
+    this.rawSend(replay);
+    options.afterSnapshot?.();
+    if (options.reason === 'behind') {
+      this.resyncs += 1;
+      this.sendNotice('resynced', NOTICES.resynced);
+    }
+    this.statusDirty = false;
+    const status = this.host.status(this);
+    if (status) this.rawSend(encodeFrame(status));
+    this.currentPhase = 'live';
+    const buffered = this.pending;
+    this.pending = [];
+    for (const event of buffered) this.pushOutput(event);
+    if (!this.attached) {
+      this.attached = true;
+      const early = this.early;
+      this.early = [];
+      for (const text of early) if (!this.closed) this.host.frame(this, text);
+    }
+    if (this.refreshAgain && !this.closed) {
+      this.refreshAgain = false;
+      void this.refresh({ reason: 'client' });
+    }
+  }
+
+  // ------------------------------------------------------------------ outgoing
+
+  /** A chunk of the generation's output. */
+  pushOutput(event: OutputEvent): void {
+    if (event.generation !== this.generation) return;
+    switch (this.currentPhase) {
+      case 'snapshotting':
+        this.pending.push(event);
+        return;
+      case 'live':
+        break;
+      default:
+        return; // attaching (not bound yet), behind (a snapshot follows the drain), closed
+    }
+    if (event.sequence <= this.lastSequence) return; // the snapshot already has it
+    const frame = encodeFrame({ v: PROTOCOL_VERSION, type: 'output', generation: event.generation, sequence: event.sequence, data: event.data });
+    if (this.ws.bufferedAmount + frame.length > this.sendLimit) {
+      this.fallBehind();
+      return;
+    }
+    this.rawSend(frame);
+    this.lastSequence = event.sequence;
+    this.outputsSent += 1;
+    if (this.currentRole === 'controller' && this.acking) {
+      this.unacked.push({ sequence: event.sequence, chars: event.data.length });
+      this.unackedChars += event.data.length;
+      if (!this.holding && this.unackedChars > FLOW_WINDOW_CHARS) this.setHold(true);
+    }
+  }
+
+  sendRole(frame: RoleFrame): void {
+    this.currentRole = frame.role;
+    if (frame.role !== 'controller') this.resetFlow();
+    this.rawSend(encodeFrame(frame));
+  }
+
+  /** Frames that must arrive (lease changes): small and rare, sent whatever the queue. */
+  sendEssential(frame: ServerFrame): void {
+    this.rawSend(encodeFrame(frame));
+  }
+
+  /** A status update: skipped while behind or over the limit (the next snapshot carries the latest). */
+  sendStatus(frame: StatusFrame): void {
+    if (this.currentPhase !== 'live' || this.ws.bufferedAmount > this.sendLimit) {
+      this.statusDirty = true;
+      return;
+    }
+    this.statusDirty = false;
+    this.rawSend(encodeFrame(frame));
+  }
+
+  /** Notices and pongs are dropped for a socket that does not read (a client cannot grow them). */
+  sendNotice(code: NoticeCode, message: string): void {
+    this.sendDroppable(encodeFrame({ v: PROTOCOL_VERSION, type: 'notice', generation: this.generation ?? 0, code, message }));
+  }
+
+  sendPong(t: number): void {
+    this.sendDroppable(encodeFrame({ v: PROTOCOL_VERSION, type: 'pong', generation: this.generation ?? 0, t }));
+  }
+
+  private sendDroppable(text: string): void {
+    if (this.ws.bufferedAmount + text.length > this.sendLimit) return;
+    this.rawSend(text);
+  }
+
+  private rawSend(text: string): void {
+    if (this.closed || this.ws.readyState !== this.ws.OPEN) return;
+    this.outstandingSends += 1;
+    this.ws.send(text, () => {
+      this.outstandingSends -= 1;
+      if (this.outstandingSends === 0 && this.currentPhase === 'behind') void this.refresh({ reason: 'behind' });
+    });
+    const buffered = this.ws.bufferedAmount;
+    if (buffered > this.peakBuffered) this.peakBuffered = buffered;
+  }
+
+  private fallBehind(): void {
+    this.currentPhase = 'behind';
+    // Output stops here; the status, if it changes meanwhile, goes out after the snapshot.
+    if (this.outstandingSends === 0) queueMicrotask(() => {
+      if (this.currentPhase === 'behind') void this.refresh({ reason: 'behind' });
+    });
+  }
+
+  /** The client asked for a fresh snapshot (it saw a gap). */
+  requestResync(): void {
+    if (this.currentPhase === 'behind') return; // one is coming once the socket drains
+    void this.refresh({ reason: 'client' });
+  }
+
+  // ------------------------------------------------------------------ flow control
+
+  /** The controller's renderer parsed every output up to `sequence`. */
+  ack(sequence: number): void {
+    if (this.currentRole !== 'controller') return;
+    this.acking = true;
+    while (this.unacked.length > 0 && this.unacked[0]!.sequence <= sequence) {
+      this.unackedChars -= this.unacked.shift()!.chars;
+    }
+    if (this.holding && this.unackedChars <= FLOW_RESUME_CHARS) this.setHold(false);
+  }
+
+  private resetFlow(): void {
+    this.unacked = [];
+    this.unackedChars = 0;
+    if (this.holding) this.setHold(false);
+  }
+
+  private setHold(on: boolean): void {
+    this.holding = on;
+    this.generationRef?.hold(this.holdKey, on);
+  }
+
+  // ------------------------------------------------------------------ closing
+
+  /** Close the socket (and, for a peer that no longer answers, drop it at once). */
+  close(code: number, kind: CloseKind, reason = '', options: { terminate?: boolean } = {}): void {
+    if (this.closed) return;
+    this.markClosed(kind);
+    try {
+      if (this.ws.readyState === this.ws.OPEN || this.ws.readyState === this.ws.CONNECTING) this.ws.close(code, closeReason(reason));
+      if (options.terminate) this.ws.terminate();
+    } catch {
+      this.ws.terminate();
+    }
+  }
+
+  /** The socket closed on its own (network, client close). */
+  socketClosed(): void {
+    if (!this.closed) this.markClosed('network');
+  }
+
+  private markClosed(kind: CloseKind): void {
+    this.currentPhase = 'closed';
+    this.pending = [];
+    this.early = [];
+    this.resetFlow();
+    this.host.closed(this, kind);
+  }
+
+  /** Whether a status went unsent while behind (for diagnostics and tests). */
+  get statusPending(): boolean {
+    return this.statusDirty;
+  }
+}
