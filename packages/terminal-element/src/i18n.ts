@@ -42,6 +42,28 @@ export interface Messages {
   notice: Record<ViewNoticeCode, string>;
 }
 
+// A variable, not a literal: a code named here before the protocol has it is no error. A code this list
+// does not know at run time shows the server's own message.
+const enNotices = {
+  busy: 'Take over input before answering this operation.',
+  'input-limit': 'Input limit reached for this interaction. Press Interrupt input to get the prompt back.',
+  'lease-closed': 'The program already finished; that input was not sent.',
+  'takeover-unavailable': 'Take over is no longer available: the operation already finished.',
+  'stale-generation': 'The terminal was reset; that action was meant for the old shell.',
+  'operation-failed': 'The operation failed. Check the status line before trying again.',
+  blocked: 'The terminal is blocked until it is reset: open Settings and choose Reset Terminal.',
+  exited: 'The shell has exited: open Settings and choose Reset Terminal to start a new one.',
+  resynced: 'This view fell behind and was refreshed from the server.',
+  'controller-available': 'No view controls this terminal now: press Reconnect to take control.',
+  'discarded-input': 'Unsent input discarded.',
+  reconnecting: 'Connection lost, reconnecting. Input already sent will not be repeated.',
+  'protocol-error': 'The connection was closed after a protocol error. Press Reconnect to try again.',
+  disposed: 'This terminal was closed by the server.',
+  'connect-failed': 'Could not get a connection from the page.',
+  'not-connected': 'Not connected: that key was not sent.',
+  readonly: 'This view is read only.',
+};
+
 const en: Messages = {
   terminal: 'Terminal',
   controller: 'Controller',
@@ -88,25 +110,29 @@ const en: Messages = {
   dismiss: 'Dismiss',
   expand: 'Show terminal',
   collapse: 'Hide terminal',
-  notice: {
-    busy: 'Take over input before answering this operation.',
-    'input-limit': 'Input limit reached for this interaction. Press Interrupt input to get the prompt back.',
-    'lease-closed': 'The program already finished; that input was not sent.',
-    'takeover-unavailable': 'Take over is no longer available: the operation already finished.',
-    'stale-generation': 'The terminal was reset; that action was meant for the old shell.',
-    'operation-failed': 'The operation failed. Check the status line before trying again.',
-    blocked: 'The terminal is blocked until it is reset: open Settings and choose Reset Terminal.',
-    exited: 'The shell has exited: open Settings and choose Reset Terminal to start a new one.',
-    resynced: 'This view fell behind and was refreshed from the server.',
-    'controller-available': 'No view controls this terminal now: press Reconnect to take control.',
-    'discarded-input': 'Unsent input discarded.',
-    reconnecting: 'Connection lost, reconnecting. Input already sent will not be repeated.',
-    'protocol-error': 'The connection was closed after a protocol error. Press Reconnect to try again.',
-    disposed: 'This terminal was closed by the server.',
-    'connect-failed': 'Could not get a connection from the page.',
-    'not-connected': 'Not connected: that key was not sent.',
-    readonly: 'This view is read only.',
-  },
+  notice: enNotices,
+};
+
+// A variable, not a literal: a code named here before the protocol has it is no error. A code this list
+// does not know at run time shows the server's own message.
+const zhNotices = {
+  busy: '请先点击接手输入，再回答此操作。',
+  'input-limit': '本轮输入已达上限。请点击中断输入以恢复提示符。',
+  'lease-closed': '程序已经结束，该输入未发送。',
+  'takeover-unavailable': '无法接手：该操作已经结束。',
+  'stale-generation': '终端已重置，该操作针对的是旧 shell。',
+  'operation-failed': '操作失败。请先查看状态栏再重试。',
+  blocked: '终端已阻塞，需要重置：打开设置并选择重置终端。',
+  exited: 'Shell 已退出：打开设置并选择重置终端以启动新的 shell。',
+  resynced: '此视图落后过多，已从服务器刷新。',
+  'controller-available': '当前没有视图控制此终端：点击重新连接即可获得控制权。',
+  'discarded-input': '未发送的输入已丢弃。',
+  reconnecting: '连接已断开，正在重连。已发送的输入不会重复发送。',
+  'protocol-error': '连接因协议错误而关闭。请点击重新连接。',
+  disposed: '此终端已被服务器关闭。',
+  'connect-failed': '页面无法提供连接。',
+  'not-connected': '未连接：该按键未发送。',
+  readonly: '此视图为只读。',
 };
 
 const zhCN: Messages = {
@@ -156,25 +182,7 @@ const zhCN: Messages = {
   dismiss: '关闭',
   expand: '显示终端',
   collapse: '隐藏终端',
-  notice: {
-    busy: '请先点击接手输入，再回答此操作。',
-    'input-limit': '本轮输入已达上限。请点击中断输入以恢复提示符。',
-    'lease-closed': '程序已经结束，该输入未发送。',
-    'takeover-unavailable': '无法接手：该操作已经结束。',
-    'stale-generation': '终端已重置，该操作针对的是旧 shell。',
-    'operation-failed': '操作失败。请先查看状态栏再重试。',
-    blocked: '终端已阻塞，需要重置：打开设置并选择重置终端。',
-    exited: 'Shell 已退出：打开设置并选择重置终端以启动新的 shell。',
-    resynced: '此视图落后过多，已从服务器刷新。',
-    'controller-available': '当前没有视图控制此终端：点击重新连接即可获得控制权。',
-    'discarded-input': '未发送的输入已丢弃。',
-    reconnecting: '连接已断开，正在重连。已发送的输入不会重复发送。',
-    'protocol-error': '连接因协议错误而关闭。请点击重新连接。',
-    disposed: '此终端已被服务器关闭。',
-    'connect-failed': '页面无法提供连接。',
-    'not-connected': '未连接：该按键未发送。',
-    readonly: '此视图为只读。',
-  },
+  notice: zhNotices,
 };
 
 /** `zh`, `zh-CN`, `zh-Hans`... get Chinese; everything else English. */

@@ -403,7 +403,7 @@ export class SharedTerminalElement extends LitElement {
   }
 
   private noticeText(notice: ShownNotice): string {
-    const text = this.t.notice[notice.code];
+    const text = (this.t.notice[notice.code] as string | undefined) ?? notice.detail ?? notice.code;
     return notice.code === 'connect-failed' && notice.detail ? `${text} (${notice.detail})` : text;
   }
 
