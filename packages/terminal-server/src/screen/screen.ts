@@ -3,18 +3,31 @@
  * answerer of terminal queries (cursor position, device attributes...): its replies go straight to the
  * PTY, so a program that asks gets exactly one answer, whatever browsers are attached.
  *
+ * Memory: the emulator stores 12 bytes per cell, about 1.9 MB per 1,000 rows at 160 columns, so it keeps
+ * only LIVE_SCROLLBACK rows of history itself. Older history rows move to a compact archive (text plus
+ * SGR, a few dozen bytes per row) before the emulator drops them; reads, captures and snapshots see one
+ * continuous history of up to `scrollbackLines` rows. To archive rows before they are dropped, output is
+ * parsed in slices that cannot scroll more than SLICE_MAX_ROWS rows each.
+ *
  * The screen is not re-entrant with its own writes: the generation runs every screen operation on one
- * serial chain, so a snapshot or a capture always sees a whole number of ingested chunks (`sequence`).
+ * serial chain, so a snapshot or a capture always sees a whole number of ingested chunks.
  */
 import serializeModule from '@xterm/addon-serialize';
 import unicodeModule from '@xterm/addon-unicode11';
 import headless from '@xterm/headless';
-import type { IBufferLine, IMarker, Terminal as HeadlessTerminal } from '@xterm/headless';
+import type { IBufferCell, IMarker, Terminal as HeadlessTerminal } from '@xterm/headless';
+import { type ArchivedRow, archiveRow } from './row-ansi.ts';
 import { utf8Length, utf8Tail } from './utf8.ts';
 
 const { Terminal } = headless;
 const { SerializeAddon } = serializeModule;
 const { Unicode11Addon } = unicodeModule;
+
+/** History rows kept inside the emulator (the rest is archived). */
+export const LIVE_SCROLLBACK = 1000;
+/** Upper bound of rows one slice can add: newlines plus wrapped rows. */
+const SLICE_MAX_ROWS = 800;
+const SLICE_NEWLINES = 400;
 
 export interface ScreenOptions {
   rows: number;
@@ -56,23 +69,26 @@ export interface CaptureResult {
 }
 
 export class CaptureHandle {
-  private readonly marker: IMarker | undefined;
-  private readonly startX: number;
+  /** Absolute row where the capture starts (rows ever trimmed + buffer row), and the column. */
+  readonly startRow: number;
+  readonly startX: number;
+  readonly alternate: boolean;
   private readonly screen: Screen;
 
-  constructor(screen: Screen, marker: IMarker | undefined, startX: number) {
+  constructor(screen: Screen, startRow: number, startX: number, alternate: boolean) {
     this.screen = screen;
-    this.marker = marker;
+    this.startRow = startRow;
     this.startX = startX;
+    this.alternate = alternate;
   }
 
   /** Read the capture; the handle stays valid until dispose. */
   read(): CaptureResult {
-    return this.screen.readCapture(this.marker, this.startX);
+    return this.screen.readCapture(this);
   }
 
   dispose(): void {
-    this.marker?.dispose();
+    // Nothing is held: captures are positions in the continuous history.
   }
 }
 
@@ -82,17 +98,29 @@ export class Screen {
   private readonly terminal: HeadlessTerminal;
   private readonly serializer: InstanceType<typeof SerializeAddon>;
   private readonly options: ScreenOptions;
-  private cached: ScreenSnapshot | undefined;
+  private readonly liveScrollback: number;
+  private readonly cell: IBufferCell;
+  private cached: { sequence: number; snapshot: ScreenSnapshot } | undefined;
+  /** Rows the emulator has dropped from the top of its normal buffer, ever. */
+  private trimmed = 0;
+  private anchor: { marker: IMarker; row: number } | undefined;
+  /** Archived rows [archiveStart, archiveStart + archive.length), oldest first. */
+  private archive: ArchivedRow[] = [];
+  private archiveHead = 0;
+  private archiveStart = 0;
+  private archiveBytes = 0;
+  /** History rows were lost (line or byte cap, or a flood that outran the archive). */
   private evicted = false;
 
   constructor(options: ScreenOptions, onReply: (data: string) => void) {
     this.options = options;
     this.rows = options.rows;
     this.cols = options.cols;
+    this.liveScrollback = Math.min(options.scrollbackLines, LIVE_SCROLLBACK);
     this.terminal = new Terminal({
       rows: options.rows,
       cols: options.cols,
-      scrollback: options.scrollbackLines,
+      scrollback: this.liveScrollback,
       allowProposedApi: true,
       convertEol: false,
     });
@@ -102,15 +130,167 @@ export class Screen {
     this.terminal.unicode.activeVersion = '11';
     this.terminal.onData(onReply);
     this.terminal.onBinary(onReply);
-    this.terminal.onScroll(() => {
-      if (!this.evicted && this.terminal.buffer.normal.length >= this.rows + options.scrollbackLines) this.evicted = true;
+    this.cell = this.terminal.buffer.normal.getNullCell();
+    // Erase-scrollback (CSI 3 J) and full reset (ESC c) drop history: the archive goes with it.
+    this.terminal.parser.registerCsiHandler({ final: 'J' }, (params) => {
+      if (params[0] === 3) this.clearArchive();
+      return false;
+    });
+    this.terminal.parser.registerEscHandler({ final: 'c' }, () => {
+      this.clearArchive();
+      return false;
     });
   }
 
-  /** Parse text; resolves once parsed. */
+  // ------------------------------------------------------------------ writing
+
+  /**
+   * Parse text; resolves once parsed. Large text is cut into slices that each scroll at most
+   * SLICE_MAX_ROWS rows. All slices are handed to the emulator at once: it parses them in one run and
+   * calls each slice's callback right after that slice, where the rows about to be dropped are archived.
+   */
   write(text: string): Promise<void> {
-    return new Promise((resolve) => this.terminal.write(text, resolve));
+    const limitChars = Math.max(256, Math.floor(((SLICE_MAX_ROWS - SLICE_NEWLINES) * this.cols) / 2));
+    if (text.length <= limitChars && countNewlines(text, 0, text.length, SLICE_NEWLINES + 1) <= SLICE_NEWLINES) {
+      return new Promise((resolve) =>
+        this.terminal.write(text, () => {
+          this.afterSlice(0);
+          resolve();
+        }),
+      );
+    }
+    const totalNewlines = countNewlines(text, 0, text.length, Infinity);
+    return new Promise((resolve) => {
+      let start = 0;
+      let newlinesDone = 0;
+      while (start < text.length) {
+        let end = Math.min(text.length, start + limitChars);
+        // Cut after the SLICE_NEWLINES-th newline if that comes first.
+        let seen = 0;
+        let index = start;
+        while (seen < SLICE_NEWLINES) {
+          const next = text.indexOf('\n', index);
+          if (next < 0 || next >= end) break;
+          seen++;
+          index = next + 1;
+        }
+        if (seen === SLICE_NEWLINES) end = index;
+        // Never split a surrogate pair.
+        if (end < text.length && isHighSurrogate(text.charCodeAt(end - 1))) end -= 1;
+        newlinesDone += countNewlines(text, start, end, Infinity);
+        const stillComing = totalNewlines - newlinesDone;
+        const last = end >= text.length;
+        this.terminal.write(text.slice(start, end), () => {
+          this.afterSlice(stillComing);
+          if (last) resolve();
+        });
+        start = end;
+      }
+    });
   }
+
+  /** Count trimmed rows, then archive the rows the next slice could trim. */
+  private afterSlice(newlinesStillComing: number): void {
+    const normal = this.terminal.buffer.normal;
+    if (this.anchor) {
+      if (this.anchor.marker.isDisposed) {
+        // Output outran the slice bound (e.g. scroll sequences): history continuity is lost.
+        this.trimmed = this.anchor.row; // best effort: at least this many
+        this.resetArchiveAt(this.trimmed);
+      } else this.trimmed = this.anchor.row - this.anchor.marker.line;
+    }
+    if (this.archiveStart === Number.MAX_SAFE_INTEGER) this.archiveStart = this.trimmed;
+    if (this.terminal.buffer.active.type === 'normal') {
+      this.anchor?.marker.dispose();
+      const marker = this.terminal.registerMarker(0);
+      this.anchor = marker ? { marker, row: this.trimmed + marker.line } : undefined;
+    }
+    const historyEnd = this.trimmed + normal.baseY;
+    const archiveUpTo = Math.min(historyEnd, this.trimmed + SLICE_MAX_ROWS);
+    let archiveEnd = this.archiveStart + this.archiveLength;
+    if (archiveEnd < this.trimmed) {
+      // Rows were dropped before they could be archived.
+      this.resetArchiveAt(this.trimmed);
+      archiveEnd = this.trimmed;
+    }
+    if (newlinesStillComing > this.options.scrollbackLines + this.liveScrollback) {
+      // A flood: everything older than what is still coming will be evicted anyway.
+      this.resetArchiveAt(Math.max(archiveEnd, archiveUpTo));
+    } else {
+      for (let row = archiveEnd; row < archiveUpTo; row++) {
+        const line = normal.getLine(row - this.trimmed);
+        if (!line) break;
+        this.pushArchive(archiveRow(line, this.cell));
+      }
+    }
+    this.evictHistory();
+  }
+
+  private get archiveLength(): number {
+    return this.archive.length - this.archiveHead;
+  }
+
+  private pushArchive(row: ArchivedRow): void {
+    this.archive.push(row);
+    this.archiveBytes += rowBytes(row);
+  }
+
+  private evictHistory(): void {
+    const historyEnd = this.trimmed + this.terminal.buffer.normal.baseY;
+    while (this.archiveLength > 0) {
+      const start = Math.min(this.archiveStart, this.trimmed);
+      const total = historyEnd - start;
+      if (total <= this.options.scrollbackLines && this.archiveBytes <= this.options.scrollbackMaxBytes) break;
+      const row = this.archive[this.archiveHead]!;
+      this.archiveBytes -= rowBytes(row);
+      this.archiveHead++;
+      this.archiveStart++;
+      this.evicted = true;
+    }
+    if (this.archiveHead > 4096 && this.archiveHead * 2 > this.archive.length) {
+      this.archive = this.archive.slice(this.archiveHead);
+      this.archiveHead = 0;
+    }
+  }
+
+  private resetArchiveAt(row: number): void {
+    if (this.archiveLength > 0 || row > this.trimmed) this.evicted = true;
+    this.archive = [];
+    this.archiveHead = 0;
+    this.archiveBytes = 0;
+    this.archiveStart = row;
+  }
+
+  private clearArchive(): void {
+    this.archive = [];
+    this.archiveHead = 0;
+    this.archiveBytes = 0;
+    // Settled in afterSlice, once the rows the emulator dropped are counted.
+    this.archiveStart = Number.MAX_SAFE_INTEGER;
+  }
+
+  // ------------------------------------------------------------------ history view
+
+  /** First absolute row of history (archived or in the emulator). */
+  private get historyStart(): number {
+    return Math.min(this.archiveStart, this.trimmed);
+  }
+
+  private get historyEnd(): number {
+    return this.trimmed + this.terminal.buffer.normal.baseY;
+  }
+
+  /** Text and wrap flag of absolute row `row` of the normal buffer's history or viewport. */
+  private rowAt(row: number): { text: string; wrapped: boolean } | undefined {
+    if (row >= this.trimmed) {
+      const line = this.terminal.buffer.normal.getLine(row - this.trimmed);
+      return line ? { text: line.translateToString(true), wrapped: line.isWrapped } : undefined;
+    }
+    if (row < this.archiveStart) return undefined;
+    return this.archive[this.archiveHead + row - this.archiveStart];
+  }
+
+  // ------------------------------------------------------------------ reading
 
   cursor(): Cursor {
     const buffer = this.terminal.buffer.active;
@@ -120,7 +300,7 @@ export class Screen {
   /** Cursor position counted from the top of the buffer, so that scrolling does not hide a move. */
   absoluteCursor(): { x: number; line: number; alternate: boolean } {
     const buffer = this.terminal.buffer.active;
-    return { x: buffer.cursorX, line: buffer.baseY + buffer.cursorY, alternate: buffer.type === 'alternate' };
+    return { x: buffer.cursorX, line: this.trimmed + buffer.baseY + buffer.cursorY, alternate: buffer.type === 'alternate' };
   }
 
   /** True while a full-screen program uses the alternate buffer. */
@@ -139,16 +319,9 @@ export class Screen {
     return this.viewportLines().join('\n');
   }
 
-  /** Text of the cursor row up to the cursor. */
-  cursorLinePrefix(): string {
-    const buffer = this.terminal.buffer.active;
-    const line = buffer.getLine(buffer.baseY + buffer.cursorY);
-    return line ? line.translateToString(false, 0, buffer.cursorX) : '';
-  }
-
-  /** History lines (above the viewport) of the normal buffer. */
+  /** History rows (above the viewport) of the normal buffer, archive included. */
   get historyLength(): number {
-    return this.terminal.buffer.normal.baseY;
+    return this.historyEnd - this.historyStart;
   }
 
   /**
@@ -156,15 +329,15 @@ export class Screen {
    * lines are returned, oldest first, without passing `maxBytes`.
    */
   readPage(offset: number, count: number, maxBytes: number): ScreenPage & { truncated: boolean } {
-    const buffer = this.terminal.buffer.normal;
-    const totalLines = buffer.baseY;
+    const start = this.historyStart;
+    const totalLines = this.historyEnd - start;
     const lineEnd = Math.max(0, totalLines - offset);
     let lineBegin = Math.max(0, lineEnd - count);
     const lines: string[] = [];
     let bytes = 0;
     let truncated = false;
     for (let y = lineEnd - 1; y >= lineBegin; y--) {
-      const text = buffer.getLine(y)?.translateToString(true) ?? '';
+      const text = this.rowAt(start + y)?.text ?? '';
       bytes += utf8Length(text) + 1;
       if (bytes > maxBytes) {
         lineBegin = y + 1;
@@ -179,83 +352,124 @@ export class Screen {
 
   beginCapture(): CaptureHandle {
     const buffer = this.terminal.buffer.active;
-    const marker = buffer.type === 'normal' ? this.terminal.registerMarker(0) : undefined;
-    return new CaptureHandle(this, marker, buffer.cursorX);
+    return new CaptureHandle(this, this.trimmed + buffer.baseY + buffer.cursorY, buffer.cursorX, buffer.type === 'alternate');
   }
 
   /** @internal used by CaptureHandle */
-  readCapture(marker: IMarker | undefined, startX: number): CaptureResult {
+  readCapture(capture: CaptureHandle): CaptureResult {
     const active = this.terminal.buffer.active;
-    if (active.type === 'alternate') {
+    if (active.type === 'alternate' || capture.alternate) {
       // A full-screen program owns the display: its current screen is the output.
       return { lines: trimTrailingEmpty(this.viewportLines()), evicted: false };
     }
-    const buffer = this.terminal.buffer.normal;
-    let start = 0;
-    let x = 0;
-    let evicted = false;
-    if (!marker || marker.isDisposed || marker.line < 0) evicted = true;
-    else {
-      start = marker.line;
-      x = startX;
-    }
+    const normal = this.terminal.buffer.normal;
+    const first = this.historyStart;
+    const evicted = capture.startRow < first;
+    const start = Math.max(capture.startRow, first);
+    const end = this.trimmed + normal.length;
     const lines: string[] = [];
-    for (let y = start; y < buffer.length; y++) {
-      const line = buffer.getLine(y) as IBufferLine | undefined;
-      if (!line) break;
-      const text = line.translateToString(true, y === start ? x : 0);
-      if (line.isWrapped && lines.length > 0) lines[lines.length - 1] += text;
+    for (let row = start; row < end; row++) {
+      const r = this.rowAt(row);
+      if (!r) continue;
+      const text = row === capture.startRow ? r.text.slice(capture.startX) : r.text;
+      if (r.wrapped && lines.length > 0) lines[lines.length - 1] += text;
       else lines.push(text);
     }
     return { lines: trimTrailingEmpty(lines), evicted };
   }
 
   /**
-   * A bounded snapshot: the largest number of whole history lines whose serialized form fits
+   * A bounded snapshot: the largest number of whole history rows whose serialized form fits
    * scrollbackMaxBytes, plus the viewport, modes and cursor. `sequence` names the last chunk parsed;
    * the result is cached per sequence.
    */
   snapshot(sequence: number): ScreenSnapshot {
-    if (this.cached && this.cached.sequence === sequence) return this.cached;
-    const available = Math.min(this.terminal.buffer.normal.baseY, this.options.scrollbackLines);
+    if (this.cached && this.cached.sequence === sequence) return this.cached.snapshot;
+    const budget = this.options.scrollbackMaxBytes;
+    const live = this.terminal.buffer.normal.baseY;
     const base = this.serializer.serialize({ scrollback: 0 });
     const baseBytes = utf8Length(base);
-    let lines = available;
-    let replay = lines === 0 ? base : this.serializer.serialize({ scrollback: lines });
-    let historyBytes = utf8Length(replay) - baseBytes;
-    for (let attempt = 0; historyBytes > this.options.scrollbackMaxBytes && attempt < 8; attempt++) {
-      lines = Math.floor((lines * this.options.scrollbackMaxBytes) / historyBytes * 0.97);
-      replay = lines === 0 ? base : this.serializer.serialize({ scrollback: lines });
-      historyBytes = utf8Length(replay) - baseBytes;
+    let liveLines = live;
+    let replay = liveLines === 0 ? base : this.serializer.serialize({ scrollback: liveLines });
+    let liveBytes = utf8Length(replay) - baseBytes;
+    for (let attempt = 0; liveBytes > budget && attempt < 8; attempt++) {
+      liveLines = Math.floor(((liveLines * budget) / liveBytes) * 0.97);
+      replay = liveLines === 0 ? base : this.serializer.serialize({ scrollback: liveLines });
+      liveBytes = utf8Length(replay) - baseBytes;
     }
-    if (historyBytes > this.options.scrollbackMaxBytes) {
-      lines = 0;
+    if (liveBytes > budget) {
+      liveLines = 0;
       replay = base;
-      historyBytes = 0;
+      liveBytes = 0;
     }
-    this.cached = {
+    // Archived rows, newest first, while they fit what is left of the budget.
+    const archivedRows: ArchivedRow[] = [];
+    let archivedBytes = 0;
+    if (liveLines === live) {
+      for (let row = this.trimmed - 1; row >= this.archiveStart; row--) {
+        const archived = this.archive[this.archiveHead + row - this.archiveStart];
+        if (!archived) break;
+        const bytes = rowBytes(archived) + 2;
+        if (liveBytes + archivedBytes + bytes > budget) break;
+        archivedBytes += bytes;
+        archivedRows.push(archived);
+      }
+      archivedRows.reverse();
+    }
+    let prefix = '';
+    for (let i = 0; i < archivedRows.length; i++) {
+      const row = archivedRows[i]!;
+      prefix += row.ansi ?? row.text;
+      const next = archivedRows[i + 1];
+      // A soft-wrapped continuation follows a full row: pad it so the replica wraps it the same way.
+      if (next?.wrapped) prefix += ' '.repeat(Math.max(0, this.cols - row.cells));
+      else prefix += '\r\n';
+    }
+    const historyLines = liveLines + archivedRows.length;
+    const snapshot: ScreenSnapshot = {
       sequence,
       rows: this.rows,
       cols: this.cols,
-      replay,
-      historyLines: lines,
-      historyBytes: Math.max(0, historyBytes),
-      truncated: lines < this.terminal.buffer.normal.baseY || this.evicted,
+      replay: prefix ? `${prefix}\x1b[0m${replay}` : replay,
+      historyLines,
+      historyBytes: Math.max(0, liveBytes + archivedBytes),
+      truncated: historyLines < this.historyLength || this.evicted,
     };
-    return this.cached;
+    this.cached = { sequence, snapshot };
+    return snapshot;
   }
 
-  /** Text of the whole normal buffer; for tests and diagnostics. */
+  /** Text of the whole normal buffer, archive included; for tests and diagnostics. */
   allText(): string {
-    const buffer = this.terminal.buffer.normal;
     const lines: string[] = [];
-    for (let y = 0; y < buffer.length; y++) lines.push(buffer.getLine(y)?.translateToString(true) ?? '');
+    const end = this.trimmed + this.terminal.buffer.normal.length;
+    for (let row = this.historyStart; row < end; row++) lines.push(this.rowAt(row)?.text ?? '');
     return lines.join('\n');
   }
 
   dispose(): void {
+    this.anchor?.marker.dispose();
     this.terminal.dispose();
+    this.archive = [];
   }
+}
+
+function rowBytes(row: ArchivedRow): number {
+  return (row.ansi ?? row.text).length + (row.ansi ? row.text.length : 0) + 16;
+}
+
+function countNewlines(text: string, start: number, end: number, stopAt: number): number {
+  let count = 0;
+  let index = text.indexOf('\n', start);
+  while (index >= 0 && index < end && count < stopAt) {
+    count++;
+    index = text.indexOf('\n', index + 1);
+  }
+  return count;
+}
+
+function isHighSurrogate(code: number): boolean {
+  return code >= 0xd800 && code <= 0xdbff;
 }
 
 function trimTrailingEmpty(lines: string[]): string[] {

@@ -1,0 +1,65 @@
+/**
+ * History beyond the emulator's own scrollback: archived rows read, capture and snapshot as one history.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import headless from '@xterm/headless';
+import { LIVE_SCROLLBACK, runRead, runSend } from '../src/index.ts';
+import { makeHub, type TestHub } from './helpers/engine.ts';
+
+describe('engine: long history', () => {
+  let t: TestHub;
+  before(() => {
+    t = makeHub({ scrollbackLines: 5000 });
+  });
+  after(() => t.close());
+
+  it('a capture longer than the live scrollback keeps every line', async () => {
+    const r = await runSend(t.hub, 'history', { text: 'seq 1 3000' });
+    assert.equal(r.truncated, false);
+    const lines = r.output.split('\n');
+    assert.equal(lines[0], 'seq 1 3000');
+    assert.equal(lines[1], '1');
+    assert.equal(lines.at(-1), '3000');
+    assert.equal(lines.length, 3001);
+    assert.ok(3000 > LIVE_SCROLLBACK);
+  });
+
+  it('read pages through archived history', async () => {
+    const page = await runRead(t.hub, 'history', { offset: 0, count: 5000 });
+    const all = page.text.split('\n');
+    assert.ok(all.includes('seq 1 3000'.padStart(0)) || all.some((l) => l.endsWith('seq 1 3000')));
+    const i = all.indexOf('1');
+    assert.deepEqual(all.slice(i, i + 3), ['1', '2', '3']);
+  });
+
+  it('a snapshot rebuilds archived rows with their colours', async () => {
+    await runSend(t.hub, 'history', { text: `for i in $(seq 1 1500); do printf '\\033[1;3%dmrow %d\\033[0m plain\\n' $((i % 7 + 1)) $i; done` });
+    const generation = t.hub.get('history')!.generation!;
+    const snapshot = await generation.snapshot();
+    assert.ok(snapshot.historyLines > LIVE_SCROLLBACK, `history ${snapshot.historyLines}`);
+    const replica = new headless.Terminal({ rows: snapshot.rows, cols: snapshot.cols, scrollback: 10000, allowProposedApi: true });
+    await new Promise<void>((resolve) => replica.write(snapshot.replay, resolve));
+    const buffer = replica.buffer.active;
+    const lines: string[] = [];
+    for (let y = 0; y < buffer.length; y++) lines.push(buffer.getLine(y)!.translateToString(true));
+    const serverText = (await generation.allText()).replace(/\n+$/, '');
+    assert.equal(lines.join('\n').replace(/\n+$/, ''), serverText);
+    const y = lines.indexOf('row 1 plain');
+    assert.ok(y >= 0);
+    const cell = buffer.getLine(y)!.getCell(0)!;
+    assert.ok(cell.isBold());
+    assert.equal(cell.getFgColor(), 2);
+    assert.equal(buffer.getLine(y)!.getCell(7)!.isAttributeDefault(), true);
+    replica.dispose();
+  });
+
+  it('history is capped at scrollbackLines and erase-scrollback clears it', async () => {
+    await runSend(t.hub, 'history', { text: 'seq 1 8000' });
+    const read = await runRead(t.hub, 'history', { count: 1 });
+    assert.equal(read.totalLines, 5000);
+    await runSend(t.hub, 'history', { text: "printf '\\033[H\\033[2J\\033[3J'" });
+    const cleared = await runRead(t.hub, 'history', { count: 10 });
+    assert.ok(cleared.totalLines < 5, `history after erase: ${cleared.totalLines}`);
+  });
+});
