@@ -1,0 +1,104 @@
+/**
+ * The browser half of the server: one-time tokens minted over DSH's RPC channel, and the WebSocket route.
+ *
+ * - Tokens: `POST /dsh-interactive-terminal/token` through `ctx.connection.rpc` with the `trusted-host`
+ *   authority (DSH's fence: loopback or trusted Host, same origin). The payload names the session; the
+ *   token is bound to that session's exact live Agent, so the socket itself never names an Agent or PTY.
+ * - Socket: `GET /dsh-interactive-terminal/ws` via `ctx.webServer.registerUpgrade`, fenced here (Host and
+ *   Origin) because DSH fences nothing on plugin upgrade routes; the engine's transport then checks the
+ *   token, the protocol and everything after.
+ */
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import * as server from '@shared-terminal/server';
+import type { DshContext, RpcResult } from './dsh-api.ts';
+import { checkUpgradeRequest, trustedHostsOf } from './fence.ts';
+import type { AgentTerminals } from './terminals.ts';
+
+export const RPC_CHANNEL = '/dsh-interactive-terminal';
+export const SOCKET_PATH = '/dsh-interactive-terminal/ws';
+
+/** What the plugin needs from the engine's browser transport. */
+export interface BrowserTransport {
+  issueToken(ownerId: string, options?: { readonly?: boolean }): { token: string; expiresInMs: number };
+  handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
+  close(): Promise<void>;
+}
+
+type TransportFactory = (options: { hub: server.TerminalHub; allowedHosts?: string[] }) => BrowserTransport;
+
+/** The engine's transport factory, when this build of the engine has one. */
+export function transportFactory(): TransportFactory | undefined {
+  const candidate = (server as Record<string, unknown>)['createTerminalTransport'];
+  return typeof candidate === 'function' ? (candidate as TransportFactory) : undefined;
+}
+
+export interface TokenRequest {
+  sessionId: string;
+  readonly: boolean;
+}
+
+export function parseTokenRequest(payload: unknown): TokenRequest | string {
+  if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) return 'the payload must be an object {sessionId, readonly?}';
+  const record = payload as Record<string, unknown>;
+  for (const key of Object.keys(record)) if (key !== 'sessionId' && key !== 'readonly') return `unknown field "${key}"; allowed: sessionId, readonly`;
+  if (typeof record['sessionId'] !== 'string' || record['sessionId'] === '') return '"sessionId" must be a non-empty string';
+  if (record['readonly'] !== undefined && typeof record['readonly'] !== 'boolean') return '"readonly" must be true or false';
+  return { sessionId: record['sessionId'], readonly: record['readonly'] === true };
+}
+
+function badRequest(message: string): RpcResult {
+  return { ok: false, error: { code: 'bad-request', message, details: { issues: [] } } };
+}
+
+function refuseUpgrade(socket: Duplex, status: string, reason: string): void {
+  const body = `${reason}\n`;
+  socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+  socket.destroy();
+}
+
+/** Mount tokens and the socket route on the web services of `ctx` (called once they are available). */
+export function mountBrowserAccess(ctx: DshContext, terminals: AgentTerminals): void {
+  const factory = transportFactory();
+  if (!factory) {
+    ctx.logger.warn('dsh-interactive-terminal: this build has no browser transport; the panel cannot connect (the tools still work)');
+    return;
+  }
+  const trustedHosts = trustedHostsOf(ctx.connection);
+  const transport = factory({ hub: terminals.hub, allowedHosts: trustedHosts });
+  ctx.effect(() => () => transport.close(), 'dsh-interactive-terminal: browser transport');
+
+  ctx.effect(
+    () =>
+      ctx.webServer.registerUpgrade({
+        path: SOCKET_PATH,
+        handler: (req, socket, head) => {
+          const verdict = checkUpgradeRequest(req, trustedHosts);
+          if (!verdict.ok) {
+            refuseUpgrade(socket, '403 Forbidden', `shared terminal: ${verdict.reason}`);
+            return;
+          }
+          transport.handleUpgrade(req, socket, head);
+        },
+      }),
+    'dsh-interactive-terminal: websocket route',
+  );
+
+  ctx.connection.rpc.handle(
+    RPC_CHANNEL,
+    async (endpoint, payload) => {
+      if (endpoint !== 'token') return { ok: false, error: { code: 'bad-request', message: `unknown endpoint "${endpoint}"; the channel serves "token"`, details: { issues: [] } } };
+      const request = parseTokenRequest(payload);
+      if (typeof request === 'string') return badRequest(request);
+      let owner: string;
+      try {
+        owner = terminals.ownerForSession(request.sessionId);
+      } catch (error) {
+        return { ok: false, error: { code: 'session-not-found', message: error instanceof Error ? error.message : String(error), details: { sessionId: request.sessionId } } };
+      }
+      const ticket = transport.issueToken(owner, { readonly: request.readonly });
+      return { ok: true, value: { path: SOCKET_PATH, token: ticket.token, expiresInMs: ticket.expiresInMs } };
+    },
+    { authority: 'trusted-host' },
+  );
+}

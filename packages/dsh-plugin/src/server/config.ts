@@ -1,0 +1,64 @@
+/**
+ * The plugin's configuration: the product description's 15 keys (plus `term` and `heartbeatIntervalMs`,
+ * our own), each with its default, as a schemastery schema — the library DSH itself uses, bundled here so
+ * the server half needs no `@deepseek-ai/*` package at run time.
+ *
+ * DSH replaces a row's whole `config` with the user's patch row; the Loader then runs this schema, which
+ * fills every key the user left out. A patch of some keys therefore behaves as "defaults plus mine".
+ * Rules that schemastery cannot say (bash only, maxToolOutputBytes <= scrollbackMaxBytes, whole numbers)
+ * are checked by the engine's `resolveConfig`, whose errors name the key and what to write instead.
+ */
+import z from '@deepseek-ai/schemastery';
+import { DEFAULT_CONFIG, resolveConfig, type TerminalConfig } from '@shared-terminal/server';
+
+/** The keys a DSH user may set, in the order of the README's table. */
+export const CONFIG_KEYS = [
+  'shellPath',
+  'shellArgs',
+  'rows',
+  'cols',
+  'scrollbackLines',
+  'scrollbackMaxBytes',
+  'maxToolOutputBytes',
+  'maxInputBytes',
+  'maxQueuedOperations',
+  'maxSessions',
+  'pollIntervalMs',
+  'operationTimeoutMs',
+  'interruptTimeoutMs',
+  'disconnectGraceMs',
+  'disposeGraceMs',
+  'term',
+  'heartbeatIntervalMs',
+] as const satisfies readonly (keyof TerminalConfig)[];
+
+export type PluginConfig = Pick<TerminalConfig, (typeof CONFIG_KEYS)[number]>;
+
+const d = DEFAULT_CONFIG;
+
+export const Config: z<PluginConfig> = z.object({
+  shellPath: z.string().default(d.shellPath).description('Bash executable; other shells are not supported.'),
+  shellArgs: z.array(z.string()).default([...d.shellArgs]).description('Interactive shell arguments; no empty entry.'),
+  rows: z.natural().min(2).max(1000).default(d.rows).description('Fixed PTY rows of each new terminal generation.'),
+  cols: z.natural().min(10).max(2000).default(d.cols).description('Fixed PTY columns of each new terminal generation.'),
+  scrollbackLines: z.natural().min(1).default(d.scrollbackLines).description('History lines kept, not counting the viewport.'),
+  scrollbackMaxBytes: z.natural().min(1024).default(d.scrollbackMaxBytes).description('UTF-8 byte cap of serialized history, not counting the viewport.'),
+  maxToolOutputBytes: z.natural().min(1024).default(d.maxToolOutputBytes).description('Byte cap of a whole tool result JSON; at most scrollbackMaxBytes.'),
+  maxInputBytes: z.natural().min(1).default(d.maxInputBytes).description('Byte cap of one model send, and of one human input grant.'),
+  maxQueuedOperations: z.natural().min(1).default(d.maxQueuedOperations).description('Mutations accepted per Agent, counting the active one.'),
+  maxSessions: z.natural().min(1).default(d.maxSessions).description('Live Agent terminals at once.'),
+  pollIntervalMs: z.natural().min(1).default(d.pollIntervalMs).description('Wait between two foreground inspections.'),
+  operationTimeoutMs: z.natural().min(1).default(d.operationTimeoutMs).description('Deadline of a model mutation before SIGINT recovery.'),
+  interruptTimeoutMs: z.natural().min(1).default(d.interruptTimeoutMs).description('Wait for the controlled prompt after SIGINT.'),
+  disconnectGraceMs: z.natural().default(d.disconnectGraceMs).description('How long a disconnected Controller keeps control before its input lease is released.'),
+  disposeGraceMs: z.natural().min(1).default(d.disposeGraceMs).description('Grace between polite signals and SIGKILL when a process tree is ended.'),
+  term: z.string().default(d.term).description('TERM of the shell (our key). "dumb" keeps DSH\'s own choice.'),
+  heartbeatIntervalMs: z.natural().min(100).default(d.heartbeatIntervalMs).description('Browser socket ping interval (our key).'),
+});
+
+/** The complete engine configuration for a Loader-resolved plugin config (throws ConfigError on a rule). */
+export function toTerminalConfig(config: Partial<PluginConfig> | undefined): TerminalConfig {
+  const picked: Record<string, unknown> = {};
+  for (const key of CONFIG_KEYS) if (config?.[key] !== undefined) picked[key] = config[key];
+  return resolveConfig(picked);
+}

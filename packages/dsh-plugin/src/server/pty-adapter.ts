@@ -1,0 +1,101 @@
+/**
+ * The engine's `PtyProvider` over DSH's subprocess provider (`ctx.subprocess.spawnTerminal`).
+ *
+ * DSH keeps what it owns: the credential-scrubbed environment (its `childEnv` starts from the scrubbed
+ * parent environment and lays our variables on top, so the engine passes only its shell-integration
+ * variables), foreground re-inspection before every signal, the refusal to SIGKILL the shell, and the
+ * tree-wide terminate. What this adapter adds:
+ * - text: rc.8's `output` carries bytes; the engine wants decoded UTF-8 (split characters are held back by
+ *   the stream's decoder, never mangled);
+ * - `done` that settles only after the output was read to its end, as the engine's contract says;
+ * - refusals (`cannot resolve foreground…`, `refusing to SIGKILL…`) as `ForegroundSignalError`, which the
+ *   engine turns into a `signal-refused` result instead of a broken queue;
+ * - TERM: rc.8 spawns node-pty with `name: 'dumb'`, which overwrites TERM in the environment; the shell is
+ *   therefore started through `/usr/bin/env TERM=<term>` so the configured terminal type wins.
+ * rc.8's handle has no resize and reports no input-call detail; on Linux it does see input waits.
+ */
+import {
+  ForegroundSignalError,
+  type ForegroundSignal,
+  type PtyHandle,
+  type PtyProvider,
+  type PtySpawnSpec,
+} from '@shared-terminal/server';
+import type { SubprocessRuntime, SubprocessTerminalHandle } from './dsh-api.ts';
+
+/** Where `env` lives on every platform the plugin supports (Linux and macOS). */
+const ENV_PROGRAM = '/usr/bin/env';
+
+/** The argv that starts `argv` with TERM set to `term` (unchanged when DSH's own `dumb` is wanted). */
+export function withTerm(argv: readonly string[], term: string | undefined): string[] {
+  if (!term || term === 'dumb') return [...argv];
+  return [ENV_PROGRAM, `TERM=${term}`, ...argv];
+}
+
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+class DshPtyHandle implements PtyHandle {
+  readonly pid: number;
+  readonly inputWaitDetection = process.platform === 'linux';
+  readonly output: SubprocessTerminalHandle['output'];
+  readonly done: PtyHandle['done'];
+  private readonly handle: SubprocessTerminalHandle;
+
+  constructor(handle: SubprocessTerminalHandle) {
+    this.handle = handle;
+    this.pid = handle.pid;
+    this.output = handle.output;
+    // A string decoder on the stream: multi-byte characters split across chunks are completed, not replaced.
+    this.output.setEncoding('utf8');
+    const ended = new Promise<void>((resolve) => {
+      if (this.output.readableEnded) resolve();
+      this.output.once('end', () => resolve());
+      this.output.once('close', () => resolve());
+      this.output.once('error', () => resolve());
+    });
+    this.done = Promise.all([handle.done, ended]).then(([exit]) => ({ exitCode: exit.exitCode, signal: exit.signal }));
+  }
+
+  write(data: string): Promise<void> {
+    return Promise.resolve(this.handle.write(data));
+  }
+
+  async inspectForeground(): ReturnType<PtyHandle['inspectForeground']> {
+    const info = await this.handle.inspectForeground();
+    if (!info) return undefined;
+    return { processGroupId: info.processGroupId, inputWaiting: info.inputWaiting };
+  }
+
+  async signalForeground(signal: ForegroundSignal): Promise<number> {
+    try {
+      return await this.handle.signalForeground(signal);
+    } catch (error) {
+      throw new ForegroundSignalError(message(error));
+    }
+  }
+
+  terminate(): Promise<void> {
+    return this.handle.terminate();
+  }
+}
+
+/** Adapt DSH's subprocess runtime (resolved when a shell is spawned, so a reloaded provider is used). */
+export function createDshPtyProvider(runtime: () => SubprocessRuntime): PtyProvider {
+  return {
+    async spawn(spec: PtySpawnSpec): Promise<PtyHandle> {
+      spec.signal?.throwIfAborted();
+      const handle = await runtime().spawnTerminal({
+        argv: withTerm(spec.argv, spec.term),
+        cwd: spec.cwd,
+        env: spec.env,
+        rows: spec.rows,
+        cols: spec.cols,
+        graceMs: spec.graceMs,
+        ...(spec.signal ? { signal: spec.signal } : {}),
+      });
+      return new DshPtyHandle(handle);
+    },
+  };
+}

@@ -1,0 +1,135 @@
+/**
+ * The four tools as DSH tool definitions: the engine's closed argument schemas and teaching descriptions,
+ * `runTool` against the calling Agent's own terminal, and the bounded result object as the canonical
+ * value. The model sees that JSON as text; nothing else (no terminal bytes) reaches the session log.
+ *
+ * No argument can pick another Agent, PTY, working directory, shell, environment or sandbox: the Agent is
+ * `exec.agent`, and a call without one (a direct host call) is refused.
+ */
+import {
+  TOOL_DESCRIPTIONS,
+  TOOL_INPUT_SCHEMAS,
+  TOOL_NAMES,
+  runTool,
+  type ToolName,
+} from '@shared-terminal/server';
+import type { JsonSchema, ToolDefinition } from './dsh-api.ts';
+import type { AgentTerminals } from './terminals.ts';
+
+/** Keywords DSH's schema subset accepts (the rest are folded into the description). */
+const SUPPORTED = new Set(['type', 'oneOf', 'properties', 'required', 'additionalProperties', 'items', 'enum', 'const', 'description', 'title', 'default', 'examples']);
+
+/** Rewrite an engine schema into DSH's subset: `minimum: n` becomes part of the description. */
+export function toDshSchema(schema: JsonSchema): JsonSchema {
+  const out: Record<string, unknown> = {};
+  const notes: string[] = [];
+  for (const [key, value] of Object.entries(schema)) {
+    if (key === 'properties' && value && typeof value === 'object') {
+      out[key] = Object.fromEntries(Object.entries(value as Record<string, JsonSchema>).map(([name, inner]) => [name, toDshSchema(inner)]));
+    } else if (key === 'minimum') {
+      notes.push(`Minimum ${String(value)}.`);
+    } else if (SUPPORTED.has(key)) {
+      out[key] = Array.isArray(value) ? [...value] : value;
+    }
+  }
+  if (notes.length > 0) out['description'] = [out['description'], ...notes].filter(Boolean).join(' ');
+  return out;
+}
+
+const int = { type: 'integer' } as const;
+const str = { type: 'string' } as const;
+const nullableString = { oneOf: [{ type: 'string' }, { type: 'null' }] } as const;
+
+const BASE_PROPERTIES = {
+  generation: { ...int, description: 'Terminal generation (a reset starts the next one).' },
+  sequence: { ...int, description: 'Output sequence number.' },
+  rows: int,
+  cols: int,
+  viewport: { ...str, description: 'The visible screen as text.' },
+  cursor: { type: 'object', properties: { x: int, y: int }, required: ['x', 'y'], description: 'Zero-based cursor position.' },
+  status: {
+    type: 'object',
+    properties: { kind: { type: 'string', enum: ['running', 'exited'] }, exitCode: { oneOf: [int, { type: 'null' }] }, signal: nullableString },
+    required: ['kind'],
+  },
+  queueStatus: str,
+  holder: { ...nullableString, description: 'Who holds the terminal: model-send, human, signal, reset, or null.' },
+  pendingCount: int,
+  truncated: { type: 'boolean', description: 'Something was cut to stay within maxToolOutputBytes (newest text kept).' },
+} as const;
+const BASE_REQUIRED = Object.keys(BASE_PROPERTIES);
+
+const MUTATION_PROPERTIES = {
+  queueTimeMs: int,
+  waitReason: { ...str, description: 'prompt, stdin_read, human_handoff, session_exit, timeout or cancelled.' },
+} as const;
+
+const CAPTURE_PROPERTIES = {
+  output: { ...str, description: 'What the operation printed.' },
+  exitCode: int,
+  inputWait: {
+    type: 'object',
+    properties: { command: nullableString, secret: { type: 'boolean' }, processGroupId: int },
+    required: ['command', 'secret', 'processGroupId'],
+  },
+} as const;
+
+/** Output schemas: the documented fields of each result. */
+export const RESULT_SCHEMAS: Record<ToolName, JsonSchema> = {
+  shared_terminal_send: {
+    type: 'object',
+    properties: { ...BASE_PROPERTIES, ...MUTATION_PROPERTIES, ...CAPTURE_PROPERTIES },
+    required: [...BASE_REQUIRED, 'output', 'queueTimeMs', 'waitReason'],
+  },
+  shared_terminal_signal: {
+    type: 'object',
+    properties: { ...BASE_PROPERTIES, ...MUTATION_PROPERTIES, ...CAPTURE_PROPERTIES, processGroupId: { oneOf: [int, { type: 'null' }] } },
+    required: [...BASE_REQUIRED, 'output', 'queueTimeMs', 'waitReason', 'processGroupId'],
+  },
+  shared_terminal_read: {
+    type: 'object',
+    properties: {
+      ...BASE_PROPERTIES,
+      text: { ...str, description: 'History lines lineBegin (inclusive) to lineEnd (exclusive).' },
+      totalLines: int,
+      lineBegin: int,
+      lineEnd: int,
+    },
+    required: [...BASE_REQUIRED, 'text', 'totalLines', 'lineBegin', 'lineEnd'],
+  },
+  shared_terminal_reset: {
+    type: 'object',
+    properties: { ...BASE_PROPERTIES, ...MUTATION_PROPERTIES },
+    required: [...BASE_REQUIRED, 'queueTimeMs', 'waitReason'],
+  },
+};
+
+function describeFailure(tool: ToolName, error: unknown): Error {
+  if (!(error instanceof Error)) return new Error(`${tool} failed: ${String(error)}`);
+  const code = (error as { code?: unknown }).code;
+  const failure = new Error(typeof code === 'string' ? `${error.message} (${code})` : error.message, { cause: error });
+  failure.name = error.name;
+  return failure;
+}
+
+export function createToolDefinitions(terminals: AgentTerminals): ToolDefinition[] {
+  return TOOL_NAMES.map((name) => ({
+    name,
+    description: TOOL_DESCRIPTIONS[name],
+    parameters: toDshSchema(TOOL_INPUT_SCHEMAS[name]),
+    output: {
+      schema: RESULT_SCHEMAS[name],
+      render: (_args: unknown, value: unknown) => [{ type: 'text' as const, text: JSON.stringify(value) }],
+    },
+    async execute(args: unknown, exec) {
+      const agent = exec.agent;
+      if (!agent) throw new Error(`${name} acts on the calling Agent's terminal, and this call has no Agent: call it from an Agent turn`);
+      try {
+        const key = terminals.ownerFor(agent);
+        return await runTool(terminals.hub, key, name, args, exec.signal);
+      } catch (error) {
+        throw describeFailure(name, error);
+      }
+    },
+  }));
+}

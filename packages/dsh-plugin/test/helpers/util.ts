@@ -1,0 +1,65 @@
+/** Small test utilities: polling, and process liveness from /proc (zombies count as gone). */
+import { readFileSync, readdirSync } from 'node:fs';
+
+export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+export async function waitFor<T>(check: () => T | Promise<T>, what: string, timeoutMs = 15_000): Promise<NonNullable<T>> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value) return value as NonNullable<T>;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await sleep(25);
+  }
+}
+
+export function pidAlive(pid: number): boolean {
+  try {
+    return !/\) [ZX] /.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
+}
+
+/** Every live descendant of `pid` (children first found through /proc/<pid>/task/<tid>/children). */
+export function descendants(pid: number): number[] {
+  const found: number[] = [];
+  const queue = [pid];
+  while (queue.length > 0) {
+    const current = queue.shift()!;
+    let tasks: string[] = [];
+    try {
+      tasks = readdirSync(`/proc/${current}/task`);
+    } catch {
+      continue;
+    }
+    for (const task of tasks) {
+      let children = '';
+      try {
+        children = readFileSync(`/proc/${current}/task/${task}/children`, 'utf8');
+      } catch {
+        continue;
+      }
+      for (const child of children.split(/\s+/).filter(Boolean).map(Number)) {
+        if (pidAlive(child)) found.push(child);
+        queue.push(child);
+      }
+    }
+  }
+  return found;
+}
+
+/** Live processes whose command line contains `needle`. */
+export function processesMatching(needle: string): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8').replace(/\0/g, ' ');
+      if (cmdline.includes(needle) && pidAlive(Number(entry))) pids.push(Number(entry));
+    } catch {
+      // gone
+    }
+  }
+  return pids;
+}
