@@ -587,21 +587,21 @@ export class SharedTerminalElement extends LitElement {
     const readonly = this.role === 'readonly' || (this.role === null && this.readonlyView);
     const reason = readonly ? (this.isTouch() && this.roleReason !== 'controller-busy' && this.roleReason !== 'invalid-resume' ? t.roleReason.touch : this.roleReason ? t.roleReason[this.roleReason as keyof Messages['roleReason']] : undefined) : undefined;
     const mine = this.lease.state === 'granted';
-    const sep = html`<span class="sep" aria-hidden="true">|</span>`;
     const retry = this.connectionState === 'reconnecting' && this.retryInMs ? ` (${t.retryIn(Math.ceil(this.retryInMs / 1000))})` : '';
-    return html`<div part="status" class="status" role="status" aria-live="polite">
-      <span part="role" class="role">${readonly ? t.readOnly : t.controller}</span>
-      ${reason ? html`<span class="reason">(${reason})</span>` : nothing} ${sep}
-      <span part="connection" class="connection state-${this.connectionState}">${t.connection[this.connectionState]}${retry}</span>
-      ${s
-        ? html`${sep}<span class="queue-status">${t.queueStatus[s.queueStatus]}</span> ${sep}
-            <span class="holder">${t.holder(s.holder, mine)}</span> ${sep}
-            <span class="queue">${t.queued(s.pendingCount)}</span>
-            ${modelWaiting(s) ? html`${sep}<span class="waiting">${t.modelWaiting}</span>` : nothing}
-            ${s.inputWait ? html`${sep}<span class="input-wait">${t.inputWait(s.inputWait.command, s.inputWait.secret)}</span>` : nothing}`
-        : nothing}
-      ${this.lease.state !== 'none' && !mine ? html`${sep}<span class="lease">${t.lease[this.lease.state]}</span>` : nothing}
-    </div>`;
+    const segments: TemplateResult[] = [
+      html`<span part="connection" class="connection state-${this.connectionState}">${t.connection[this.connectionState]}${retry}</span>`,
+    ];
+    if (s) {
+      segments.push(html`<span class="queue-status">${t.queueStatus[s.queueStatus]}</span>`);
+      segments.push(html`<span class="holder">${t.holder(s.holder, mine)}</span>`);
+      segments.push(html`<span class="queue">${t.queued(s.pendingCount)}</span>`);
+      if (modelWaiting(s)) segments.push(html`<span class="waiting">${t.modelWaiting}</span>`);
+      if (s.inputWait) segments.push(html`<span class="input-wait">${t.inputWait(s.inputWait.command, s.inputWait.secret)}</span>`);
+    }
+    if (this.lease.state !== 'none' && !mine) segments.push(html`<span class="lease">${t.lease[this.lease.state]}</span>`);
+    // Separators are text with spaces around them, so the line reads (and copies) as "Controller | connected | ...".
+    return html`<div part="status" class="status" role="status" aria-live="polite"><span part="role" class="role">${readonly ? t.readOnly : t.controller}</span
+      >${reason ? html` <span class="reason">(${reason})</span>` : nothing}${segments.map((segment) => html`<span class="sep"> | </span>${segment}`)}</div>`;
   }
 
   private renderMenu(t: Messages, canReset: boolean): TemplateResult {

@@ -66,10 +66,6 @@ export const panelStyles = css`
   .status {
     flex: 1 1 240px;
     min-width: 0;
-    display: flex;
-    flex-wrap: wrap;
-    gap: 0 6px;
-    align-items: baseline;
     color: var(--st-muted);
   }
   .status .role {
@@ -78,6 +74,7 @@ export const panelStyles = css`
   }
   .status .sep {
     opacity: 0.6;
+    white-space: pre;
   }
   .status .waiting,
   .status .input-wait {
@@ -111,10 +108,13 @@ export const panelStyles = css`
     cursor: not-allowed;
     opacity: 0.45;
   }
-  button:focus-visible,
-  .viewport:focus-within {
+  button:focus-visible {
     outline: 2px solid var(--st-focus);
     outline-offset: 2px;
+  }
+  .viewport:focus-within {
+    outline: 2px solid var(--st-focus);
+    outline-offset: -2px;
   }
   button.primary:not(:disabled) {
     background: var(--st-accent);
