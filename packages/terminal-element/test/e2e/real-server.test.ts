@@ -1,0 +1,183 @@
+// <shared-terminal> (the built bundle) in the system Chromium against the real server: a real bash in a
+// real PTY, the real transport, real WebSockets, Playwright's real keyboard.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { chromium, type Browser, type Page } from 'playwright';
+import { OWNER_ID, startRealServer, type RealServer } from '../helpers/real-server.ts';
+
+const CHROMIUM_FLAGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-dev-shm-usage',
+];
+
+let server: RealServer;
+let browser: Browser;
+let page: Page;
+
+/** Poll until `check` holds; a guard against hangs, never a speed assertion. */
+async function until<T>(check: () => Promise<T>, what: string, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+function screen(): Promise<string> {
+  return page.evaluate(() => {
+    const term = document.querySelector('shared-terminal')?.renderer;
+    if (!term) return '';
+    const buffer = term.buffer.active;
+    const lines: string[] = [];
+    for (let i = 0; i < buffer.length; i++) lines.push(buffer.getLine(i)?.translateToString(true) ?? '');
+    return lines.join('\n');
+  });
+}
+
+function view(): Promise<{ state: string; role: string | null; generation: number | null; rows?: number; cols?: number; lease: string; sockets: number }> {
+  return page.evaluate(() => {
+    const el = document.querySelector('shared-terminal')!;
+    const w = window as unknown as { __sockets: number };
+    return { state: el.connectionState, role: el.role, generation: el.generation, rows: el.renderer?.rows, cols: el.renderer?.cols, lease: el.lease.state, sockets: w.__sockets };
+  });
+}
+
+/** Client frames the page sent, parsed (the WebSocket is wrapped before the page's scripts run). */
+async function sentFrames(): Promise<Array<{ type: string; input?: string }>> {
+  const texts = await page.evaluate(() => (window as unknown as { __frames: string[] }).__frames.slice());
+  return texts.map((t) => JSON.parse(t) as { type: string; input?: string });
+}
+
+async function runAtPrompt(command: string, expect: RegExp): Promise<string> {
+  await page.locator('shared-terminal .xterm-screen').click();
+  await page.keyboard.type(command, { delay: 10 });
+  await page.keyboard.press('Enter');
+  return until(async () => {
+    const text = await screen();
+    return expect.test(text) && (await view()).lease === 'none' ? text : '';
+  }, `${JSON.stringify(command)} to finish`);
+}
+
+async function open(): Promise<void> {
+  await page.goto(server.url);
+  await until(async () => {
+    const v = await view();
+    return v.state === 'connected' && v.role === 'controller' && /[$#] $/m.test(await screen());
+  }, 'a connected controller at a prompt');
+}
+
+before(async () => {
+  server = await startRealServer();
+  browser = await chromium.launch({ executablePath: process.env['CHROMIUM_PATH'] || '/usr/bin/chromium', args: CHROMIUM_FLAGS });
+  page = await browser.newPage({ viewport: { width: 1100, height: 800 } });
+  await page.addInitScript(() => {
+    const w = window as unknown as { __frames: string[]; __sockets: number; WebSocket: typeof WebSocket };
+    w.__frames = [];
+    w.__sockets = 0;
+    const Native = w.WebSocket;
+    w.WebSocket = class extends Native {
+      constructor(url: string | URL, protocols?: string | string[]) {
+        super(url, protocols);
+        w.__sockets += 1;
+      }
+      override send(data: string | ArrayBufferLike | Blob | ArrayBufferView): void {
+        if (typeof data === 'string') w.__frames.push(data);
+        super.send(data);
+      }
+    };
+  });
+  await open();
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+test('typing echo hi at an idle prompt shows the output, each key once, and the server saw a human lease', async () => {
+  const text = await runAtPrompt('echo hi', /echo hi\n(?:.*\n)*?hi$/m);
+  assert.match(text, /^hi$/m);
+  const typed = (await sentFrames()).filter((f) => f.type === 'begin' || f.type === 'input');
+  assert.equal(typed[0]?.type, 'begin');
+  assert.equal(typed.filter((f) => f.type === 'begin').length, 1);
+  assert.equal(typed.map((f) => f.input).join(''), 'echo hi\r', 'every key went out exactly once');
+  await until(async () => server.settled.length > 0, 'the human lease to settle');
+  assert.equal(server.settled[0]!.ownerId, OWNER_ID);
+  assert.equal(server.settled[0]!.kind, 'idle');
+  assert.equal(server.settled[0]!.outcome, 'prompt');
+});
+
+test('collapse and expand keep the shell and the socket', async () => {
+  await runAtPrompt('KEPT=shell-42', /KEPT=shell-42/);
+  const before = await view();
+  await page.locator('shared-terminal .toggle').click();
+  await until(async () => page.evaluate(() => document.querySelector('shared-terminal')!.collapsed), 'collapsed');
+  await page.locator('shared-terminal .toggle').click();
+  await until(async () => !(await page.evaluate(() => document.querySelector('shared-terminal')!.collapsed)), 'expanded');
+  const text = await runAtPrompt('echo "[$KEPT]"', /^\[shell-42\]$/m);
+  assert.match(text, /^\[shell-42\]$/m);
+  assert.equal((await view()).sockets, before.sockets, 'no new connection');
+});
+
+test('a reload restores the screen; control comes back with Reconnect once the old view\'s grace ended', async () => {
+  const before = await screen();
+  assert.match(before, /^\[shell-42\]$/m);
+  await page.reload();
+  // The proof lived in the old page's memory only: the new view sees the screen read-only at first.
+  await until(async () => (await view()).state === 'connected' && /^\[shell-42\]$/m.test(await screen()), 'the restored screen');
+  const restored = await screen();
+  assert.match(restored, /^hi$/m);
+  assert.match(restored, /^\[shell-42\]$/m);
+  await until(async () => (await view()).role !== null, 'a role');
+  if ((await view()).role === 'readonly') {
+    assert.match((await page.locator('shared-terminal [part="status"]').textContent()) ?? '', /^\s*Read only/);
+    await page.locator('shared-terminal [data-code="controller-available"]').waitFor({ timeout: 20_000 });
+    await page.locator('shared-terminal .settings').click();
+    await page.locator('shared-terminal .reconnect').click();
+  }
+  await until(async () => (await view()).role === 'controller' && (await view()).state === 'connected', 'control after Reconnect');
+  assert.match((await page.locator('shared-terminal [part="status"]').textContent()) ?? '', /^\s*Controller/);
+  assert.match(await screen(), /^\[shell-42\]$/m);
+  await runAtPrompt('echo "still [$KEPT]"', /^still \[shell-42\]$/m);
+});
+
+test('a font change leaves stty size unchanged', async () => {
+  await runAtPrompt('stty size', /^24 100$/m);
+  const before = await view();
+  await page.locator('shared-terminal .settings').click();
+  for (let i = 0; i < 4; i++) await page.locator('shared-terminal .font-up').click();
+  await page.keyboard.press('Escape');
+  assert.equal(await page.evaluate(() => document.querySelector('shared-terminal')!.fontSize), 17);
+  await page.evaluate(() => document.querySelector('shared-terminal')!.renderer!.clear());
+  const text = await runAtPrompt('stty size; echo "cols=$COLUMNS"', /^cols=/m);
+  assert.match(text, /^24 100$/m);
+  const after = await view();
+  assert.deepEqual([after.rows, after.cols], [24, 100]);
+  assert.equal(after.sockets, before.sockets);
+});
+
+test('Reset Terminal asks first, then shows the next generation', async () => {
+  const owner = server.hub.get(OWNER_ID)!;
+  const generationBefore = (await view()).generation;
+  assert.equal(generationBefore, owner.state().generation);
+  await page.locator('shared-terminal .settings').click();
+  await page.locator('shared-terminal .reset').click();
+  const dialog = page.locator('shared-terminal [role="alertdialog"]');
+  await dialog.waitFor();
+  assert.match((await dialog.textContent()) ?? '', /Reset Terminal\?/);
+  await new Promise((r) => setTimeout(r, 200));
+  assert.equal(owner.state().generation, generationBefore, 'nothing is reset before the confirmation');
+  await page.locator('shared-terminal .confirm-reset').click();
+  await until(async () => (await view()).generation === generationBefore! + 1 && (await view()).state === 'connected', 'the next generation');
+  await until(async () => /[$#] $/m.test(await screen()), 'a fresh prompt');
+  assert.doesNotMatch(await screen(), /shell-42/);
+  await runAtPrompt('echo "[${KEPT:-gone}]"', /^\[gone\]$/m);
+});
