@@ -64,6 +64,8 @@ export interface Harness {
   server: Server;
   port: number;
   path: string;
+  /** The shells' working directory (a fresh temporary directory). */
+  cwd: string;
   /** Connect a view (a fresh token unless one is given). */
   connect(ownerId: string, options?: ConnectOptions): Promise<ViewClient>;
   /** Try an upgrade and report a refusal instead of throwing. */
@@ -115,6 +117,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     server,
     port,
     path,
+    cwd,
     async connect(ownerId, connectOptions = {}) {
       const result = await harness.attempt(ownerId, connectOptions);
       if (!result.ok) throw new Error(`upgrade refused (${result.status}): ${result.body}`);
@@ -155,6 +158,8 @@ export interface ConnectOptions {
   ack?: boolean;
   /** URL path instead of the harness's. */
   path?: string;
+  /** Keep a headless replica of the screen (default true; the fuzz test turns it off to save CPU). */
+  replica?: boolean;
 }
 
 export type AttemptResult = { ok: true; client: ViewClient } | { ok: false; status: number; body: string };
@@ -173,7 +178,7 @@ async function attemptConnect(harness: Harness, ownerId: string, options: Connec
     ...(options.host ? { headers: { host: options.host } } : {}),
     perMessageDeflate: false,
   });
-  const client = new ViewClient(ws, harness.config, options.ack !== false);
+  const client = new ViewClient(ws, options.ack !== false, options.replica !== false);
   return new Promise<AttemptResult>((resolve, reject) => {
     ws.once('open', () => resolve({ ok: true, client }));
     ws.once('unexpected-response', (_req, res) => {
@@ -216,15 +221,18 @@ export class ViewClient {
   outputs = 0;
   outputChars = 0;
   close: { code: number; reason: string } | undefined;
+  /** While true the client parses but sends no acks (a renderer that fell behind). */
+  acksPaused = false;
   private replicaTerminal: HeadlessTerminal | undefined;
-  private readonly config: TerminalConfig;
   private readonly acking: boolean;
+  private readonly keepReplica: boolean;
   private writesInFlight = 0;
+  private waiters: { match: (frame: ServerFrame) => boolean; resolve: (outcome: 'frame' | 'closed') => void }[] = [];
 
-  constructor(ws: WebSocket, config: TerminalConfig, acking: boolean) {
+  constructor(ws: WebSocket, acking: boolean, keepReplica: boolean) {
     this.ws = ws;
-    this.config = config;
     this.acking = acking;
+    this.keepReplica = keepReplica;
     ws.on('message', (data, isBinary) => {
       if (isBinary) {
         this.violations.push('binary frame from the server');
@@ -240,6 +248,9 @@ export class ViewClient {
     });
     ws.on('close', (code, reason) => {
       this.close = { code, reason: reason.toString('utf8') };
+      const waiters = this.waiters;
+      this.waiters = [];
+      for (const waiter of waiters) waiter.resolve('closed');
     });
     ws.on('error', () => undefined);
   }
@@ -265,14 +276,39 @@ export class ViewClient {
     return this.writesInFlight === 0 && this.parsed === this.sequence;
   }
 
+  /** Resolves on the next frame that matches, or when the socket closes (event-driven, for many round trips). */
+  nextFrame(match: (frame: ServerFrame) => boolean, timeoutMs = 30_000): Promise<'frame' | 'closed'> {
+    if (this.close) return Promise.resolve('closed');
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error('timed out waiting for a frame')), timeoutMs);
+      this.waiters.push({
+        match,
+        resolve: (outcome) => {
+          clearTimeout(timer);
+          resolve(outcome);
+        },
+      });
+    });
+  }
+
   private onFrame(frame: ServerFrame): void {
     this.frames.push(frame);
+    if (this.waiters.length > 0) {
+      const ready = this.waiters.filter((w) => w.match(frame));
+      this.waiters = this.waiters.filter((w) => !ready.includes(w));
+      for (const waiter of ready) waiter.resolve('frame');
+    }
     switch (frame.type) {
       case 'snapshot': {
         if (this.generation !== undefined && frame.generation !== this.generation) this.violations.push('snapshot of another generation');
         this.generation = frame.generation;
         this.snapshots += 1;
         this.replicaTerminal?.dispose();
+        this.sequence = frame.sequence;
+        if (!this.keepReplica) {
+          this.parsed = frame.sequence;
+          return;
+        }
         const terminal = new Terminal({
           rows: frame.rows,
           cols: frame.cols,
@@ -319,8 +355,13 @@ export class ViewClient {
       if (terminal !== this.replicaTerminal) return;
       this.parsed = sequence;
       // Ack like the element: when caught up, or every 32 K characters (here simply on every parse).
-      if (this.acking && this.role?.role === 'controller') this.send({ v: 1, type: 'ack', generation: this.generation ?? 0, sequence });
+      if (this.acking && !this.acksPaused && this.role?.role === 'controller') this.ackNow();
     });
+  }
+
+  /** Ack everything parsed so far. */
+  ackNow(): void {
+    this.send({ v: 1, type: 'ack', generation: this.generation ?? 0, sequence: this.parsed });
   }
 
   send(frame: ClientFrame): void {
