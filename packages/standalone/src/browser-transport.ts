@@ -1,10 +1,12 @@
 /**
  * The browser attach of the standalone server: the engine's WebSocket transport, mounted on /terminal.
+ * The server has already checked the access token (cookie) before an upgrade reaches it; the transport
+ * then checks Host, Origin and the one-time token of the subprotocol.
  */
+import { createTerminalTransport } from '@shared-terminal/server';
+import { TERMINAL_SOCKET_PATH, type BrowserAttach } from './api.ts';
 import type { AttachFactoryOptions } from './server.ts';
-import type { BrowserAttach } from './api.ts';
 
-/** The engine's transport for this hub, or undefined when the engine has none (pages then say so). */
-export function createEngineAttach(_options: AttachFactoryOptions): BrowserAttach | undefined {
-  return undefined;
+export function createEngineAttach(options: AttachFactoryOptions): BrowserAttach {
+  return createTerminalTransport({ hub: options.hub, allowedHosts: options.allowedHosts, path: TERMINAL_SOCKET_PATH });
 }

@@ -29,6 +29,7 @@ function layout(title: string, body: string, script: string): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(title)}</title>
+<link rel="icon" href="data:,">
 <link rel="stylesheet" href="/assets/page.css">
 <script type="module" src="/assets/${script}"></script>
 </head>

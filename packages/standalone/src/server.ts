@@ -16,7 +16,7 @@ import { findElementBundle, PAGE_ASSETS_DIR, serveFile, type ElementBundle } fro
 
 export interface AttachFactoryOptions {
   hub: TerminalHub;
-  /** Host names (without port) a WebSocket upgrade may name. */
+  /** Host names (without port) a WebSocket upgrade may name besides loopback. */
   allowedHosts: string[];
 }
 
@@ -77,8 +77,9 @@ export async function startStandaloneServer(options: StandaloneOptions): Promise
   const hub = new TerminalHub({ config: options.config, provider: options.provider ?? createNodePtyProvider(), cwd: options.cwd });
   const relay = new AgentEventRelay(hub);
   const guard = new AccessGuard({ token: options.token, boundHost: options.host, allowedHosts: options.allowedHosts ?? [] });
-  const allowedHosts = ['localhost', '127.0.0.1', '[::1]', ...(options.allowedHosts ?? [])];
-  if (options.host !== '0.0.0.0' && options.host !== '::') allowedHosts.push(urlHost(options.host.toLowerCase()));
+  // Loopback names are always accepted; the bound host and --allow-host names are added.
+  const allowedHosts = [...(options.allowedHosts ?? [])];
+  if (options.host !== '0.0.0.0' && options.host !== '::') allowedHosts.push(options.host.toLowerCase());
   const attach = options.createAttach?.({ hub, allowedHosts });
   const elementBundle = 'elementBundle' in options ? options.elementBundle : findElementBundle();
   const streams = new Set<ServerResponse>();

@@ -100,6 +100,23 @@ describe('access', () => {
     assert.equal(await upgradeStatus(cli.port, { Host: `evil.example:${cli.port}`, Cookie: cookie }), 403);
     assert.equal(await upgradeStatus(cli.port, { Host: host(), Cookie: cookie, Origin: 'http://127.0.0.1:1' }), 403);
   });
+
+  test('the token route gives the page a one-time WebSocket ticket', async () => {
+    const url = `${cli.base}/api/agents/ticket/terminal-token`;
+    const bad = await fetch(url, { method: 'POST', headers: { ...cli.auth, 'Content-Type': 'application/json' }, body: '{"readonly":"yes"}' });
+    assert.equal(bad.status, 400);
+    const response = await fetch(url, { method: 'POST', headers: { ...cli.auth, 'Content-Type': 'application/json' }, body: '{"readonly":false}' });
+    assert.equal(response.status, 200);
+    const ticket = (await response.json()) as { url: string; token: string; expiresInMs: number };
+    assert.equal(ticket.url, `ws://${host()}/terminal`);
+    assert.match(ticket.token, /^[A-Za-z0-9_-]{43}$/);
+    assert.equal(ticket.expiresInMs, 10_000);
+    const headers = { Host: host(), Cookie: cookie, Origin: cli.base, 'Sec-WebSocket-Protocol': `shared-terminal.v1, token.${ticket.token}` };
+    assert.equal(await upgradeStatus(cli.port, { ...headers, Cookie: '' }), 401, 'the ticket alone is not enough');
+    assert.equal(await upgradeStatus(cli.port, headers), 101);
+    assert.equal(await upgradeStatus(cli.port, headers), 403, 'a ticket is good for one connection');
+    await fetch(`${cli.base}/api/agents/ticket`, { method: 'DELETE', headers: cli.auth });
+  });
 });
 
 describe('tool API', () => {
