@@ -26,6 +26,7 @@ describe('engine: long history', () => {
   });
 
   it('read pages through archived history', async () => {
+    await t.hub.get('history')!.generation!.compactNow();
     const page = await runRead(t.hub, 'history', { offset: 0, count: 5000 });
     const all = page.text.split('\n');
     assert.ok(all.includes('seq 1 3000'.padStart(0)) || all.some((l) => l.endsWith('seq 1 3000')));
@@ -36,6 +37,7 @@ describe('engine: long history', () => {
   it('a snapshot rebuilds archived rows with their colours', async () => {
     await runSend(t.hub, 'history', { text: `for i in $(seq 1 1500); do printf '\\033[1;3%dmrow %d\\033[0m plain\\n' $((i % 7 + 1)) $i; done` });
     const generation = t.hub.get('history')!.generation!;
+    await generation.compactNow();
     const snapshot = await generation.snapshot();
     assert.ok(snapshot.historyLines > LIVE_SCROLLBACK, `history ${snapshot.historyLines}`);
     const replica = new headless.Terminal({ rows: snapshot.rows, cols: snapshot.cols, scrollback: 10000, allowProposedApi: true });
@@ -54,8 +56,18 @@ describe('engine: long history', () => {
     replica.dispose();
   });
 
+  it('a capture that began before its rows were archived still reads them', async () => {
+    const r = await runSend(t.hub, 'history', { text: 'seq 1 2500; sleep 2; echo end' });
+    const lines = r.output.split('\n');
+    assert.equal(lines[1], '1');
+    assert.equal(lines.at(-1), 'end');
+    assert.equal(r.truncated, false);
+  });
+
   it('history is capped at scrollbackLines and erase-scrollback clears it', async () => {
     await runSend(t.hub, 'history', { text: 'seq 1 8000' });
+    await t.hub.get('history')!.generation!.compactNow();
+    await runSend(t.hub, 'history', { text: 'seq 1 10' });
     const read = await runRead(t.hub, 'history', { count: 1 });
     assert.equal(read.totalLines, 5000);
     await runSend(t.hub, 'history', { text: "printf '\\033[H\\033[2J\\033[3J'" });

@@ -216,7 +216,7 @@ export class OwnerTerminal extends EventEmitter<OwnerEvents> {
 
   private observerFor(generation: TerminalGeneration): GenerationObserver {
     return {
-      dispatch: () => this.queue.currentDispatch,
+      dispatch: () => this.queue.stableDispatch,
       interest: () => {
         const holder = this.queue.holder;
         if (this.current !== generation || !holder || holder.kind === 'reset') return 'none';

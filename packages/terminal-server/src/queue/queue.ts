@@ -218,9 +218,17 @@ export class OperationQueue {
     return op.id;
   }
 
-  /** The current dispatch number; observers stamp what they see with it. */
+  /** The current dispatch number. */
   get currentDispatch(): number {
     return this.dispatchCounter;
+  }
+
+  /**
+   * The dispatch to stamp evidence with, or -1 while a write is in flight: what is seen then may predate
+   * the write's effect, so it must never complete an operation.
+   */
+  get stableDispatch(): number {
+    return this.active && (this.active.inflight > 0 || this.active.granting) ? -1 : this.dispatchCounter;
   }
 
   get idle(): boolean {

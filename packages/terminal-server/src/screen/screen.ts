@@ -3,11 +3,11 @@
  * answerer of terminal queries (cursor position, device attributes...): its replies go straight to the
  * PTY, so a program that asks gets exactly one answer, whatever browsers are attached.
  *
- * Memory: the emulator stores 12 bytes per cell, about 1.9 MB per 1,000 rows at 160 columns, so it keeps
- * only LIVE_SCROLLBACK rows of history itself. Older history rows move to a compact archive (text plus
- * SGR, a few dozen bytes per row) before the emulator drops them; reads, captures and snapshots see one
- * continuous history of up to `scrollbackLines` rows. To archive rows before they are dropped, output is
- * parsed in slices that cannot scroll more than SLICE_MAX_ROWS rows each.
+ * Memory: the emulator stores 12 bytes per cell, about 1.9 MB per 1,000 rows at 160 columns. While output
+ * flows it keeps the whole history itself (no extra work per row); once output is quiet, `compact` moves
+ * all but LIVE_SCROLLBACK rows into an archive of text plus SGR (a few dozen bytes per row). Reads,
+ * captures and snapshots see one continuous history of up to `scrollbackLines` rows. Rows the emulator
+ * drops are counted through a marker, so output is parsed in slices that cannot scroll past it.
  *
  * The screen is not re-entrant with its own writes: the generation runs every screen operation on one
  * serial chain, so a snapshot or a capture always sees a whole number of ingested chunks.
@@ -25,9 +25,8 @@ const { Unicode11Addon } = unicodeModule;
 
 /** History rows kept inside the emulator (the rest is archived). */
 export const LIVE_SCROLLBACK = 1000;
-/** Upper bound of rows one slice can add: newlines plus wrapped rows. */
+/** Upper bound of rows one slice can add (newlines plus wrapped rows), so the counting marker survives. */
 const SLICE_MAX_ROWS = 800;
-const SLICE_NEWLINES = 400;
 
 export interface ScreenOptions {
   rows: number;
@@ -99,6 +98,7 @@ export class Screen {
   private readonly serializer: InstanceType<typeof SerializeAddon>;
   private readonly options: ScreenOptions;
   private readonly liveScrollback: number;
+  private readonly sliceRows: number;
   private readonly cell: IBufferCell;
   private cached: { sequence: number; snapshot: ScreenSnapshot } | undefined;
   /** Rows the emulator has dropped from the top of its normal buffer, ever. */
@@ -117,10 +117,11 @@ export class Screen {
     this.rows = options.rows;
     this.cols = options.cols;
     this.liveScrollback = Math.min(options.scrollbackLines, LIVE_SCROLLBACK);
+    this.sliceRows = Math.max(2, Math.min(SLICE_MAX_ROWS, Math.floor((options.scrollbackLines + options.rows) / 2)));
     this.terminal = new Terminal({
       rows: options.rows,
       cols: options.cols,
-      scrollback: this.liveScrollback,
+      scrollback: options.scrollbackLines,
       allowProposedApi: true,
       convertEol: false,
     });
@@ -145,85 +146,111 @@ export class Screen {
   // ------------------------------------------------------------------ writing
 
   /**
-   * Parse text; resolves once parsed. Large text is cut into slices that each scroll at most
-   * SLICE_MAX_ROWS rows. All slices are handed to the emulator at once: it parses them in one run and
-   * calls each slice's callback right after that slice, where the rows about to be dropped are archived.
+   * Queue text for parsing; `parsed` runs synchronously right after the emulator parsed it, before any
+   * later text. Large text is cut into slices that each scroll at most SLICE_MAX_ROWS rows; the emulator
+   * parses queued slices in one run and calls each slice's callback right after that slice, where the
+   * rows about to be dropped are archived.
    */
-  write(text: string): Promise<void> {
-    const limitChars = Math.max(256, Math.floor(((SLICE_MAX_ROWS - SLICE_NEWLINES) * this.cols) / 2));
-    if (text.length <= limitChars && countNewlines(text, 0, text.length, SLICE_NEWLINES + 1) <= SLICE_NEWLINES) {
-      return new Promise((resolve) =>
-        this.terminal.write(text, () => {
-          this.afterSlice(0);
-          resolve();
-        }),
-      );
+  write(text: string, parsed?: () => void): void {
+    const sliceNewlines = this.sliceRows >> 1;
+    const limitChars = Math.max(16, Math.floor((sliceNewlines * this.cols) / 2));
+    if (text.length <= limitChars && countNewlines(text, 0, text.length, sliceNewlines + 1) <= sliceNewlines) {
+      this.terminal.write(text, () => {
+        this.afterSlice();
+        parsed?.();
+      });
+      return;
     }
-    const totalNewlines = countNewlines(text, 0, text.length, Infinity);
-    return new Promise((resolve) => {
-      let start = 0;
-      let newlinesDone = 0;
-      while (start < text.length) {
-        let end = Math.min(text.length, start + limitChars);
-        // Cut after the SLICE_NEWLINES-th newline if that comes first.
-        let seen = 0;
-        let index = start;
-        while (seen < SLICE_NEWLINES) {
-          const next = text.indexOf('\n', index);
-          if (next < 0 || next >= end) break;
-          seen++;
-          index = next + 1;
-        }
-        if (seen === SLICE_NEWLINES) end = index;
-        // Never split a surrogate pair.
-        if (end < text.length && isHighSurrogate(text.charCodeAt(end - 1))) end -= 1;
-        newlinesDone += countNewlines(text, start, end, Infinity);
-        const stillComing = totalNewlines - newlinesDone;
-        const last = end >= text.length;
-        this.terminal.write(text.slice(start, end), () => {
-          this.afterSlice(stillComing);
-          if (last) resolve();
-        });
-        start = end;
+    let start = 0;
+    while (start < text.length) {
+      let end = Math.min(text.length, start + limitChars);
+      // Cut after the sliceNewlines-th newline if that comes first.
+      let seen = 0;
+      let index = start;
+      while (seen < sliceNewlines) {
+        const next = text.indexOf('\n', index);
+        if (next < 0 || next >= end) break;
+        seen++;
+        index = next + 1;
       }
+      if (seen === sliceNewlines) end = index;
+      // Never split a surrogate pair.
+      if (end < text.length && isHighSurrogate(text.charCodeAt(end - 1))) end -= 1;
+      const last = end >= text.length;
+      this.terminal.write(text.slice(start, end), () => {
+        this.afterSlice();
+        if (last) parsed?.();
+      });
+      start = end;
+    }
+  }
+
+  /** Parse text and resolve once parsed (tests and one-off writes). */
+  writeAndWait(text: string): Promise<void> {
+    return new Promise((resolve) => this.write(text, resolve));
+  }
+
+  /**
+   * Run `task` at the current end of the parse queue: after everything written so far is parsed and
+   * before anything written later is, synchronously inside the emulator's run.
+   */
+  atBoundary<T>(task: () => T): Promise<T> {
+    return new Promise((resolve, reject) => {
+      this.terminal.write('', () => {
+        try {
+          resolve(task());
+        } catch (error) {
+          reject(error);
+        }
+      });
     });
   }
 
-  /** Count trimmed rows, then archive the rows the next slice could trim. */
-  private afterSlice(newlinesStillComing: number): void {
-    const normal = this.terminal.buffer.normal;
+  /** Count the rows the emulator dropped, and keep the whole history within its caps. */
+  private afterSlice(): void {
+    const trimmedBefore = this.trimmed;
     if (this.anchor) {
       if (this.anchor.marker.isDisposed) {
         // Output outran the slice bound (e.g. scroll sequences): history continuity is lost.
-        this.trimmed = this.anchor.row; // best effort: at least this many
+        this.trimmed = this.anchor.row;
         this.resetArchiveAt(this.trimmed);
       } else this.trimmed = this.anchor.row - this.anchor.marker.line;
     }
-    if (this.archiveStart === Number.MAX_SAFE_INTEGER) this.archiveStart = this.trimmed;
+    // Rows the emulator dropped on its own are gone (it only drops them once its history is full).
+    if (this.trimmed > trimmedBefore) this.evicted = true;
+    if (this.archiveStart === Number.MAX_SAFE_INTEGER || this.archiveLength === 0) this.archiveStart = this.trimmed;
     if (this.terminal.buffer.active.type === 'normal') {
       this.anchor?.marker.dispose();
       const marker = this.terminal.registerMarker(0);
       this.anchor = marker ? { marker, row: this.trimmed + marker.line } : undefined;
     }
-    const historyEnd = this.trimmed + normal.baseY;
-    const archiveUpTo = Math.min(historyEnd, this.trimmed + SLICE_MAX_ROWS);
-    let archiveEnd = this.archiveStart + this.archiveLength;
-    if (archiveEnd < this.trimmed) {
-      // Rows were dropped before they could be archived.
-      this.resetArchiveAt(this.trimmed);
-      archiveEnd = this.trimmed;
-    }
-    if (newlinesStillComing > this.options.scrollbackLines + this.liveScrollback) {
-      // A flood: everything older than what is still coming will be evicted anyway.
-      this.resetArchiveAt(Math.max(archiveEnd, archiveUpTo));
-    } else {
-      for (let row = archiveEnd; row < archiveUpTo; row++) {
-        const line = normal.getLine(row - this.trimmed);
-        if (!line) break;
-        this.pushArchive(archiveRow(line, this.cell));
-      }
-    }
+    // The emulator only drops rows once its own history is full, and by then every archived row has been
+    // evicted (the whole history never exceeds scrollbackLines). A gap means rows were lost.
+    if (this.archiveLength > 0 && this.archiveStart + this.archiveLength < this.trimmed) this.resetArchiveAt(this.trimmed);
     this.evictHistory();
+  }
+
+  /**
+   * Move all but LIVE_SCROLLBACK history rows out of the emulator into the archive, then let the emulator
+   * drop them. Called when output has been quiet for a while, so floods pay nothing for it and an idle
+   * terminal holds its history in a few bytes per row instead of 12 bytes per cell.
+   */
+  compact(): void {
+    const normal = this.terminal.buffer.normal;
+    const excess = normal.baseY - this.liveScrollback;
+    if (excess <= 0 || !this.anchor || this.anchor.marker.isDisposed) return;
+    const from = Math.max(this.trimmed, this.archiveStart + this.archiveLength);
+    if (this.archiveLength === 0) this.archiveStart = from;
+    for (let row = from; row < this.trimmed + excess; row++) {
+      const line = normal.getLine(row - this.trimmed);
+      if (!line) break;
+      this.pushArchive(archiveRow(line, this.cell));
+    }
+    this.terminal.options.scrollback = this.liveScrollback;
+    this.terminal.options.scrollback = this.options.scrollbackLines;
+    this.trimmed = this.anchor.row - this.anchor.marker.line;
+    this.evictHistory();
+    this.cached = undefined;
   }
 
   private get archiveLength(): number {

@@ -67,6 +67,10 @@ const INPUT_SETTLE_MS = 4;
  *  worker): a wait seen sooner than this after a write is not trusted. */
 const WRITE_SETTLE_MS = 15;
 const QUIET_CHECK_MS = 8;
+/** Quiet time after which the screen moves old history rows into its compact archive. */
+const COMPACT_IDLE_MS = 1500;
+/** Characters handed to the emulator but not yet parsed, before the PTY stream is left unread. */
+const MAX_PENDING_PARSE = 1 << 20;
 
 export class StartupError extends Error {
   constructor(message: string) {
@@ -85,7 +89,6 @@ export class TerminalGeneration extends EventEmitter<GenerationEvents> {
   private readonly filter: MarkerFilter;
   private readonly config: TerminalConfig;
   private observer: GenerationObserver | undefined;
-  private chain: Promise<unknown> = Promise.resolve();
   private sequenceNumber = 0;
   private booted = false;
   private bootWaiter: { resolve(): void; reject(error: Error): void } | undefined;
@@ -104,6 +107,10 @@ export class TerminalGeneration extends EventEmitter<GenerationEvents> {
   private lastWriteAt = 0;
   private holds = new Set<string>();
   private releaseHold: (() => void) | undefined;
+  private pendingParse = 0;
+  private releaseParse: (() => void) | undefined;
+  private pumped: Promise<void> = Promise.resolve();
+  private compactTimer: NodeJS.Timeout | undefined;
   readonly done: Promise<ProcessStatus & { kind: 'exited' }>;
 
   private constructor(options: GenerationStartOptions, handle: PtyHandle, nonce: string) {
@@ -153,7 +160,7 @@ export class TerminalGeneration extends EventEmitter<GenerationEvents> {
     const booted = new Promise<void>((resolve, reject) => {
       generation.bootWaiter = { resolve, reject };
     });
-    generation.pumpOutput();
+    generation.pumped = generation.pumpOutput();
     void generation.watchExit();
     try {
       await Promise.resolve(handle.write(launch.bootInput));
@@ -203,14 +210,20 @@ export class TerminalGeneration extends EventEmitter<GenerationEvents> {
 
   // ------------------------------------------------------------------ output
 
+  /**
+   * Read the PTY as fast as the screen parses it. Chunks are handed to the emulator without waiting for
+   * each parse (it parses everything queued in one run); at most MAX_PENDING_PARSE characters wait
+   * unparsed, beyond that the stream is left unread and, once its buffer fills, pauses the PTY.
+   */
   private async pumpOutput(): Promise<void> {
     try {
       for await (const chunk of this.handle.output as AsyncIterable<string>) {
         if (this.holds.size > 0) await new Promise<void>((resolve) => (this.releaseHold = resolve));
-        await this.enqueue(() => this.ingest(chunk));
+        this.ingest(chunk);
+        if (this.pendingParse > MAX_PENDING_PARSE) await new Promise<void>((resolve) => (this.releaseParse = resolve));
       }
       const rest = this.filter.flush();
-      if (rest) await this.enqueue(() => this.ingest('', rest));
+      if (rest) this.ingest('', rest);
     } catch {
       // A stream error ends the output; the exit watcher reports the end of the process.
     }
@@ -227,13 +240,21 @@ export class TerminalGeneration extends EventEmitter<GenerationEvents> {
     }
   }
 
-  private enqueue<T>(task: () => T | Promise<T>): Promise<T> {
-    const run = this.chain.then(task);
-    this.chain = run.catch(() => undefined);
-    return run;
+  private scheduleCompaction(): void {
+    if (this.compactTimer) clearTimeout(this.compactTimer);
+    this.compactTimer = setTimeout(() => {
+      this.compactTimer = undefined;
+      if (!this.disposed) void this.atBoundary(() => this.screen.compact());
+    }, COMPACT_IDLE_MS);
+    this.compactTimer.unref?.();
   }
 
-  private async ingest(chunk: string, raw?: string): Promise<void> {
+  /** Run `task` once everything read so far is parsed, before anything read later is. */
+  private atBoundary<T>(task: () => T): Promise<T> {
+    return this.screen.atBoundary(task);
+  }
+
+  private ingest(chunk: string, raw?: string): void {
     const dispatch = this.observer?.dispatch() ?? 0;
     let { text, markers } = raw === undefined ? this.filter.push(chunk) : { text: raw, markers: [] };
     if (!this.booted) {
@@ -244,33 +265,45 @@ export class TerminalGeneration extends EventEmitter<GenerationEvents> {
       text = text.slice(first.at);
       markers = markers.filter((m) => m.at >= first.at && m !== first).map((m) => ({ ...m, at: m.at - first.at }));
     }
+    if (text.length === 0 && markers.length === 0) return;
+    this.pendingParse += text.length;
     let written = 0;
     for (const marker of markers) {
-      if (marker.at > written) {
-        await this.screen.write(text.slice(written, marker.at));
-        written = marker.at;
-        this.promptMark = undefined;
+      const before = marker.at > written ? text.slice(written, marker.at) : '';
+      written = Math.max(written, marker.at);
+      // The marker's effect is recorded when the screen has parsed exactly the text before it.
+      this.screen.write(before, () => {
+        if (before.length > 0) this.promptMark = undefined;
+        if (marker.kind === 'D') {
+          this.lastStatus = { status: marker.status, dispatch };
+          this.promptMark = undefined;
+        } else {
+          this.promptMark = { dispatch, cursor: this.screen.absoluteCursor() };
+        }
+      });
+    }
+    const sawPrompt = markers.some((m) => m.kind === 'B');
+    this.screen.write(written < text.length ? text.slice(written) : '', () => {
+      this.pendingParse -= text.length;
+      if (this.releaseParse && this.pendingParse <= MAX_PENDING_PARSE / 2) {
+        const release = this.releaseParse;
+        this.releaseParse = undefined;
+        release();
       }
-      if (marker.kind === 'D') {
-        this.lastStatus = { status: marker.status, dispatch };
-        this.promptMark = undefined;
-      } else {
-        this.promptMark = { dispatch, cursor: this.screen.absoluteCursor() };
+      // Published once the first prompt is drawn, so the first operation starts right after it.
+      if (this.bootWaiter && sawPrompt) {
+        this.bootWaiter.resolve();
+        this.bootWaiter = undefined;
       }
-    }
-    if (written < text.length) await this.screen.write(text.slice(written));
-    // Published once the first prompt is drawn, so the first operation starts right after it.
-    if (this.bootWaiter && markers.some((m) => m.kind === 'B')) {
-      this.bootWaiter.resolve();
-      this.bootWaiter = undefined;
-    }
-    if (text.length > 0) {
-      this.lastOutputAt = performance.now();
-      this.sequenceNumber += 1;
-      this.emit('output', { generation: this.generation, sequence: this.sequenceNumber, data: text });
-    }
-    if (this.promptMark) this.schedulePromptCheck();
-    else this.schedulePoll(QUIET_CHECK_MS);
+      if (text.length > 0) {
+        this.lastOutputAt = performance.now();
+        this.sequenceNumber += 1;
+        this.emit('output', { generation: this.generation, sequence: this.sequenceNumber, data: text });
+        this.scheduleCompaction();
+      }
+      if (this.promptMark) this.schedulePromptCheck();
+      else this.schedulePoll(QUIET_CHECK_MS);
+    });
   }
 
   // ------------------------------------------------------------------ completion evidence
@@ -298,10 +331,9 @@ export class TerminalGeneration extends EventEmitter<GenerationEvents> {
       this.schedulePoll(this.config.pollIntervalMs);
       return false;
     }
-    // Output still being parsed would move the cursor: check on the chain, after everything read so far.
-    await this.enqueue(() => undefined);
+    // Output still being parsed would move the cursor: look once everything read so far is parsed.
+    const now = await this.atBoundary(() => this.screen.absoluteCursor());
     if (this.promptMark !== mark) return false;
-    const now = this.screen.absoluteCursor();
     if (now.x !== mark.cursor.x || now.line !== mark.cursor.line || now.alternate) {
       // Something was drawn after the prompt (typed-ahead input): this prompt is no longer pristine.
       this.promptMark = undefined;
@@ -329,9 +361,20 @@ export class TerminalGeneration extends EventEmitter<GenerationEvents> {
     try {
       if (this.promptMark && (await this.checkPrompt())) return;
       const dispatch = observer.dispatch();
+      if (dispatch < 0) {
+        // A write is in flight: what the kernel shows now may predate it.
+        this.pollDelay = 2;
+        return;
+      }
       const outputBefore = this.sequenceNumber;
       // A wait already reported for this dispatch, with no output since: nothing new to learn.
       if (this.reportedWait && this.reportedWait.dispatch === dispatch && this.reportedWait.sequence === outputBefore) return;
+      // A program that is printing is not waiting for input: look again once output pauses.
+      const sinceOutput = performance.now() - this.lastOutputAt;
+      if (sinceOutput < QUIET_CHECK_MS) {
+        this.pollDelay = Math.max(1, QUIET_CHECK_MS - sinceOutput);
+        return;
+      }
       const sinceWrite = performance.now() - this.lastWriteAt;
       if (sinceWrite < WRITE_SETTLE_MS) {
         this.pollDelay = Math.max(1, WRITE_SETTLE_MS - sinceWrite);
@@ -343,7 +386,7 @@ export class TerminalGeneration extends EventEmitter<GenerationEvents> {
         // Let the program's own prompt text arrive and be parsed before the result is taken, and make
         // sure the wait is still there (not a reader that our input is about to wake).
         await new Promise((resolve) => setTimeout(resolve, INPUT_SETTLE_MS));
-        await this.enqueue(() => undefined);
+        await this.atBoundary(() => undefined);
         const again = await this.handle.inspectForeground().catch(() => undefined);
         if (
           again &&
@@ -397,12 +440,12 @@ export class TerminalGeneration extends EventEmitter<GenerationEvents> {
   // ------------------------------------------------------------------ reading
 
   snapshot(): Promise<ScreenSnapshot & { generation: number }> {
-    return this.enqueue(() => ({ ...this.screen.snapshot(this.sequenceNumber), generation: this.generation }));
+    return this.atBoundary(() => ({ ...this.screen.snapshot(this.sequenceNumber), generation: this.generation }));
   }
 
   /** Viewport, cursor and sequence as of the last parsed chunk. */
   view(): Promise<{ sequence: number; viewport: string; cursor: Cursor; alternate: boolean }> {
-    return this.enqueue(() => ({
+    return this.atBoundary(() => ({
       sequence: this.sequenceNumber,
       viewport: this.screen.viewportText(),
       cursor: this.screen.cursor(),
@@ -411,20 +454,25 @@ export class TerminalGeneration extends EventEmitter<GenerationEvents> {
   }
 
   readPage(offset: number, count: number, maxBytes: number): ReturnType<Screen['readPage']> extends infer R ? Promise<R> : never {
-    return this.enqueue(() => this.screen.readPage(offset, count, maxBytes)) as never;
+    return this.atBoundary(() => this.screen.readPage(offset, count, maxBytes)) as never;
   }
 
   beginCapture(): Promise<CaptureHandle> {
-    return this.enqueue(() => this.screen.beginCapture());
+    return this.atBoundary(() => this.screen.beginCapture());
   }
 
   readCapture(capture: CaptureHandle): Promise<ReturnType<CaptureHandle['read']>> {
-    return this.enqueue(() => capture.read());
+    return this.atBoundary(() => capture.read());
+  }
+
+  /** Move old history rows into the compact archive now (normally done after output is quiet). */
+  compactNow(): Promise<void> {
+    return this.atBoundary(() => this.screen.compact());
   }
 
   /** Full text of the screen's normal buffer (tests and diagnostics). */
   allText(): Promise<string> {
-    return this.enqueue(() => this.screen.allText());
+    return this.atBoundary(() => this.screen.allText());
   }
 
   // ------------------------------------------------------------------ acting
@@ -449,7 +497,9 @@ export class TerminalGeneration extends EventEmitter<GenerationEvents> {
 
   private async watchExit(): Promise<void> {
     const exit: PtyExit = await this.handle.done.catch(() => ({ exitCode: null, signal: 'unknown' }));
-    await this.enqueue(() => undefined);
+    // The output has ended; let the screen parse the last of it before the exit is reported.
+    await this.pumped;
+    await this.atBoundary(() => undefined);
     this.processStatus = { kind: 'exited', exitCode: exit.exitCode, signal: exit.signal };
     this.clearTimers();
     this.bootWaiter?.reject(new StartupError(`the shell exited before its first prompt (exit code ${exit.exitCode}, signal ${exit.signal})`));
@@ -463,6 +513,7 @@ export class TerminalGeneration extends EventEmitter<GenerationEvents> {
     this.hold('terminate', false);
     this.holds.clear();
     this.releaseHold?.();
+    this.releaseParse?.();
     await this.handle.terminate();
     await Promise.race([this.done, new Promise((resolve) => setTimeout(resolve, 1000))]);
   }
@@ -478,6 +529,8 @@ export class TerminalGeneration extends EventEmitter<GenerationEvents> {
   private clearTimers(): void {
     if (this.promptTimer) clearTimeout(this.promptTimer);
     if (this.pollTimer) clearTimeout(this.pollTimer);
+    if (this.compactTimer) clearTimeout(this.compactTimer);
+    this.compactTimer = undefined;
     this.promptTimer = undefined;
     this.pollTimer = undefined;
   }
