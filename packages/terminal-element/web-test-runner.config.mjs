@@ -7,18 +7,9 @@ import { dirname, resolve } from 'node:path';
 import { esbuildPlugin } from '@web/dev-server-esbuild';
 import { playwrightLauncher } from '@web/test-runner-playwright';
 import { defaultReporter } from '@web/test-runner';
+import { chromiumLaunchOptions } from './test/helpers/chromium.mjs';
 
 const require = createRequire(import.meta.url);
-const CHROMIUM_FLAGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--disable-dev-shm-usage',
-];
 
 function cssInline() {
   const prefix = '/__css-inline__/';
@@ -68,7 +59,7 @@ export default {
   browsers: [
     playwrightLauncher({
       product: 'chromium',
-      launchOptions: { executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium', args: CHROMIUM_FLAGS, headless: true },
+      launchOptions: chromiumLaunchOptions(),
     }),
   ],
   concurrency: 1,

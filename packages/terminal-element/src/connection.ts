@@ -631,7 +631,13 @@ export class TerminalConnection {
   }
 
   private onStatus(frame: StatusFrame): void {
+    const previous = this.currentStatus;
     this.currentStatus = frame;
+    // Say once, when it happens, that the terminal needs a reset (the status line keeps saying it).
+    if (frame.queueStatus === 'blocked' && previous?.queueStatus !== 'blocked') this.notice('blocked', null);
+    const exited = frame.process.kind === 'exited' || frame.queueStatus === 'exited';
+    const wasExited = !!previous && (previous.process.kind === 'exited' || previous.queueStatus === 'exited');
+    if (exited && !wasExited) this.notice('exited', null);
     if (!this.statusSeenThisSocket) {
       this.statusSeenThisSocket = true;
       // After a (re)attach, held keys and a pending lease survive only if the server re-announced the lease

@@ -94,6 +94,9 @@ interface ShownNotice {
   detail: string | null;
 }
 
+/** Notices whose way out is Reconnect: they carry the button. */
+const RECONNECT_NOTICES: ReadonlySet<ViewNoticeCode> = new Set(['protocol-error', 'controller-available', 'connect-failed']);
+
 let nextNoticeId = 1;
 
 export class SharedTerminalElement extends LitElement {
@@ -220,12 +223,17 @@ export class SharedTerminalElement extends LitElement {
     this.connection?.stop();
   }
 
-  protected override updated(changed: PropertyValues<this>): void {
+  // The connection follows the properties before rendering, so that the state it reports lands in the same
+  // update (no second render scheduled from inside an update).
+  protected override willUpdate(changed: PropertyValues<this>): void {
     if (changed.has('connector') || changed.has('collapsed') || changed.has('socketFactory')) this.syncConnection();
     if (changed.has('readonly') || changed.has('touchDevice')) {
       this.connection?.setReadonly(this.readonlyView);
       if (this.term) this.term.options.disableStdin = this.readonlyView || this.role !== 'controller';
     }
+  }
+
+  protected override updated(changed: PropertyValues<this>): void {
     if (changed.has('fontSize') && this.term) this.term.options.fontSize = this.clampedFontSize();
     if (changed.has('screenReader') && this.term) this.term.options.screenReaderMode = this.screenReader;
     if (changed.has('theme') && this.term) this.term.options.theme = this.xtermTheme();
@@ -562,7 +570,10 @@ export class SharedTerminalElement extends LitElement {
           ${this.notices.map(
             (n) => html`<div part="notice" class="notice ${ERROR_NOTICES.has(n.code) ? 'error' : ''}" data-code=${n.code}>
               <span>${this.noticeText(n)}</span>
-              <button aria-label=${t.dismiss} title=${t.dismiss} @click=${() => this.dismiss(n.id)}>×</button>
+              ${RECONNECT_NOTICES.has(n.code)
+                ? html`<button class="notice-reconnect" @click=${() => (this.dismiss(n.id), this.reconnect())}>${t.reconnect}</button>`
+                : nothing}
+              <button class="notice-dismiss" aria-label=${t.dismiss} title=${t.dismiss} @click=${() => this.dismiss(n.id)}>×</button>
             </div>`,
           )}
         </div>

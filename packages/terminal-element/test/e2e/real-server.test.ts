@@ -4,17 +4,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { chromium, type Browser, type Page } from 'playwright';
 import { OWNER_ID, startRealServer, type RealServer } from '../helpers/real-server.ts';
-
-const CHROMIUM_FLAGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--disable-dev-shm-usage',
-];
+import { chromiumLaunchOptions } from '../helpers/chromium.mjs';
 
 let server: RealServer;
 let browser: Browser;
@@ -76,7 +66,7 @@ async function open(): Promise<void> {
 
 before(async () => {
   server = await startRealServer();
-  browser = await chromium.launch({ executablePath: process.env['CHROMIUM_PATH'] || '/usr/bin/chromium', args: CHROMIUM_FLAGS });
+  browser = await chromium.launch(chromiumLaunchOptions());
   page = await browser.newPage({ viewport: { width: 1100, height: 800 } });
   await page.addInitScript(() => {
     const w = window as unknown as { __frames: string[]; __sockets: number; WebSocket: typeof WebSocket };

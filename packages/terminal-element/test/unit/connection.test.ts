@@ -314,3 +314,12 @@ test('acks report the parsed sequence once the renderer caught up', async () => 
   rig.connection.parsed(2, 1);
   assert.deepEqual(rig.server.framesOfType('ack').map((f) => f.sequence), [2]);
 });
+
+test('a status that turns blocked or exited raises one notice each', async () => {
+  const rig = await connected();
+  rig.server.setStatus({ queueStatus: 'blocked' });
+  rig.server.setStatus({ queueStatus: 'blocked' });
+  rig.server.setStatus({ queueStatus: 'exited', process: { kind: 'exited', exitCode: 0, signal: null } });
+  rig.server.setStatus({ queueStatus: 'exited', process: { kind: 'exited', exitCode: 0, signal: null } });
+  assert.deepEqual(codes(rig), ['blocked', 'exited']);
+});
