@@ -6,33 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { runSend } from '../src/index.ts';
-import { type Harness, type ViewClient, delay, serverScreen, startHarness, until } from './helpers/transport-harness.ts';
-
-/** A small seeded generator, so that a failing run can be replayed (the seed is printed). */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-async function assertSameScreen(h: Harness, ownerId: string, view: ViewClient): Promise<void> {
-  const owner = h.hub.get(ownerId)!;
-  await until(() => view.sequence === owner.generation!.sequence && view.settled, 'the replica to catch up with the server');
-  const server = await serverScreen(owner);
-  assert.equal(view.sequence, server.sequence, 'the stream is quiet: nothing arrived while reading the server');
-  const replica = view.screen();
-  assert.deepEqual(replica.viewport, server.viewport, 'viewport');
-  assert.deepEqual(replica.cursor, server.cursor, 'cursor');
-  assert.equal(replica.alternate, server.alternate, 'buffer');
-  assert.deepEqual(replica.tail, server.tail, 'newest 200 lines of the normal buffer');
-  assert.equal(view.serialize(), server.serialized, 'serialized screen');
-  assert.deepEqual(view.violations, [], 'no gap, duplicate or invalid frame');
-}
+import { type Harness, assertSameScreen, delay, seededRandom, startHarness, testSeed, until } from './helpers/transport-harness.ts';
 
 describe('transport attach during a flood', () => {
   let h: Harness;
@@ -66,9 +40,7 @@ describe('transport attach during a flood', () => {
   });
 
   test('50 random disconnect/reconnect cycles during floods end equal to the server screen', async () => {
-    const seed = Number(process.env['TRANSPORT_SEED'] ?? Date.now() % 100_000);
-    console.log(`# reconnect cycles seed: ${seed} (TRANSPORT_SEED=${seed} replays it)`);
-    const next = random(seed);
+    const next = seededRandom(testSeed('reconnect cycles'));
     const owner = h.hub.acquire('cycles');
     await owner.ensure();
     let floods = 0;

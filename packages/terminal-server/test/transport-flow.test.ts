@@ -8,18 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ManualClock, SEND_QUEUE_BYTES, runSend } from '../src/index.ts';
 import { FLOW_WINDOW_CHARS } from '../src/protocol/index.ts';
-import { type FreezableProxy, type Harness, type ViewClient, delay, serverScreen, startHarness, startProxy, until } from './helpers/transport-harness.ts';
-
-async function assertSameScreen(h: Harness, ownerId: string, view: ViewClient): Promise<void> {
-  const owner = h.hub.get(ownerId)!;
-  await until(() => view.sequence === owner.generation!.sequence && view.settled, 'the replica to catch up', 120_000);
-  const server = await serverScreen(owner);
-  const replica = view.screen();
-  assert.deepEqual(replica.viewport, server.viewport, 'viewport');
-  assert.deepEqual(replica.cursor, server.cursor, 'cursor');
-  assert.deepEqual(replica.tail, server.tail, 'newest lines');
-  assert.deepEqual(view.violations, [], 'no gap, duplicate or invalid frame');
-}
+import { type FreezableProxy, type Harness, assertSameScreen, delay, startHarness, startProxy, until } from './helpers/transport-harness.ts';
 
 function mb(bytes: number): string {
   return `${(bytes / 1048576).toFixed(1)} MiB`;

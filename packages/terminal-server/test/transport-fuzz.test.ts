@@ -8,23 +8,12 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { type TransportHumanSettled, runSend } from '../src/index.ts';
 import { parseClientFrame } from '../src/protocol/index.ts';
-import { type Harness, type ViewClient, startHarness } from './helpers/transport-harness.ts';
+import { type Harness, type ViewClient, seededRandom, startHarness, testSeed } from './helpers/transport-harness.ts';
 
 const FRAMES = 10_000;
 const MAX_INPUT = 1024;
 /** The transport's socket limit for this config (maxInputBytes * 6 + 1024). */
 const MAX_PAYLOAD = MAX_INPUT * 6 + 1024;
-
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 type Expect = 'close' | 'notice' | 'quiet';
 interface FuzzFrame {
@@ -162,8 +151,7 @@ describe('transport fuzz', () => {
   });
 
   test(`${FRAMES} random and mutated frames: clean errors or closes, the server stays up, the PTY gets nothing`, async () => {
-    const seed = Number(process.env['TRANSPORT_SEED'] ?? Date.now() % 100_000);
-    console.log(`# fuzz seed: ${seed} (TRANSPORT_SEED=${seed} replays it)`);
+    const seed = testSeed('fuzz');
     // Four controllers of four owners fuzz side by side (each connection is a round trip away).
     const workers = 4;
     const reports = await Promise.all(Array.from({ length: workers }, (_, w) => fuzzOwner(h, `fuzz-${w}`, FRAMES / workers, seed + w)));
@@ -195,7 +183,7 @@ describe('transport fuzz', () => {
   });
 
   async function fuzzOwner(h: Harness, ownerId: string, frames: number, seed: number) {
-    const make = makeFuzzer(random(seed));
+    const make = makeFuzzer(seededRandom(seed));
     await runSend(h.hub, ownerId, { text: 'echo fuzz-baseline' });
     const owner = h.hub.get(ownerId)!;
     const generation = owner.generation!.generation;

@@ -126,7 +126,8 @@ export class OwnerRoom implements ViewHost {
     try {
       generation = await this.owner.ensure();
     } catch (error) {
-      view.close(CloseCode.serverError, 'lifecycle', CLOSE_REASONS.attachFailed(error instanceof Error ? error.message : String(error)));
+      if (this.owner.isDisposed) view.close(CloseCode.disposed, 'lifecycle', CLOSE_REASONS.disposed);
+      else view.close(CloseCode.serverError, 'lifecycle', CLOSE_REASONS.attachFailed(error instanceof Error ? error.message : String(error)));
       return;
     }
     if (view.closed) return;

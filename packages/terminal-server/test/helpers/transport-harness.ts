@@ -3,6 +3,7 @@
  * `ws` clients that keep their own headless replica of the screen (snapshot replay, then outputs), and a
  * TCP proxy that can freeze a connection (a half-open or non-reading peer).
  */
+import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { type Server, createServer } from 'node:http';
@@ -53,6 +54,25 @@ export async function until(condition: () => boolean, what: string, timeoutMs = 
 
 export function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** A small seeded generator, so that a failing random run can be replayed (tests print the seed). */
+export function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** The seed of a random test: TRANSPORT_SEED replays one. */
+export function testSeed(label: string): number {
+  const seed = Number(process.env['TRANSPORT_SEED'] ?? Date.now() % 100_000);
+  console.log(`# ${label} seed: ${seed} (TRANSPORT_SEED=${seed} replays it)`);
+  return seed;
 }
 
 // ---------------------------------------------------------------------------------------------- server
@@ -444,6 +464,21 @@ export async function serverScreen(owner: OwnerTerminal, tailLines = 200): Promi
     sequence: view.sequence,
     serialized,
   };
+}
+
+/** Wait for the stream to settle, then compare the client's replica with the server's screen. */
+export async function assertSameScreen(h: Harness, ownerId: string, view: ViewClient, timeoutMs = 120_000): Promise<void> {
+  const owner = h.hub.get(ownerId)!;
+  await until(() => view.sequence === owner.generation!.sequence && view.settled, 'the replica to catch up with the server', timeoutMs);
+  const server = await serverScreen(owner);
+  assert.equal(view.sequence, server.sequence, 'the stream is quiet: nothing arrived while reading the server');
+  const replica = view.screen();
+  assert.deepEqual(replica.viewport, server.viewport, 'viewport');
+  assert.deepEqual(replica.cursor, server.cursor, 'cursor');
+  assert.equal(replica.alternate, server.alternate, 'buffer');
+  assert.deepEqual(replica.tail, server.tail, 'newest 200 lines of the normal buffer');
+  assert.equal(view.serialize(), server.serialized, 'serialized screen');
+  assert.deepEqual(view.violations, [], 'no gap, duplicate or invalid frame');
 }
 
 // ---------------------------------------------------------------------------------------------- proxy
