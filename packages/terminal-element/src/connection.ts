@@ -115,7 +115,7 @@ export interface ConnectionOptions {
 const DEFAULT_RETRY: RetryPolicy = { initialMs: 250, maxMs: 8000 };
 /** Close codes after which a person must press Reconnect. */
 const NO_RETRY_CODES: ReadonlySet<number> = new Set([CloseCode.protocolError, CloseCode.tooBig, 1007]);
-/** The largest number of held (not yet granted) characters, a guard against a stuck key. */
+/** Held keys when the server has not said its limit yet (before the role frame). */
 const MAX_HELD_BYTES_DEFAULT = 65536;
 
 const defaultTimers: TimerHost = {
@@ -165,7 +165,11 @@ export class TerminalConnection {
   private inputLimit = 0;
   private currentStatus: StatusFrame | null = null;
   private leaseView: LeaseView = { state: 'none', origin: null, leaseId: null, reason: null };
-  /** Bytes counted against maxInputBytes in the current lease (first key, held keys and input). */
+  /**
+   * Bytes of the current lease's first key plus the keys held for its grant: they leave together (begin,
+   * then one input frame), so together they stay within maxInputBytes. After the grant each frame is
+   * checked alone; the running total until the program reads it is the server's to count ('input-limit').
+   */
   private leaseBytes = 0;
   /** Keys typed before the grant, in order. */
   private held = '';
@@ -323,17 +327,17 @@ export class TerminalConnection {
     // Live: attached on this socket (the first status frame came) as the controller.
     const live = this.connectionState === 'connected' && this.statusSeenThisSocket && this.currentRole === 'controller';
     if (lease === 'granted' && live) {
-      if (!this.count(data)) return;
+      if (utf8ByteLength(data) > this.frameLimit()) {
+        this.notice('input-limit', null);
+        return;
+      }
       this.send({ v: 1, type: 'input', generation: this.generationOrZero(), input: data });
       return;
     }
     if (lease !== 'none') {
       // Requested, queued, or granted but the socket is away: hold the keys for the grant.
+      if (this.held.length === 0 && lease === 'granted') this.leaseBytes = 0; // a fresh batch for a granted lease
       if (!this.count(data)) return;
-      if (utf8ByteLength(this.held) + utf8ByteLength(data) > MAX_HELD_BYTES_DEFAULT) {
-        this.notice('input-limit', null);
-        return;
-      }
       this.held += data;
       return;
     }
@@ -668,10 +672,15 @@ export class TerminalConnection {
 
   // ---------------------------------------------------------------------------------------------- helpers
 
-  /** Count bytes against the per-lease cap; refuse (with a notice) what would go over it. */
+  /** The largest input one frame may carry (a bigger one would fail validation and close the socket). */
+  private frameLimit(): number {
+    return this.inputLimit > 0 ? this.inputLimit : MAX_HELD_BYTES_DEFAULT;
+  }
+
+  /** Count the first key and held keys against the frame limit; refuse (with a notice) what would go over. */
   private count(data: string): boolean {
     const bytes = utf8ByteLength(data);
-    if (this.inputLimit > 0 && this.leaseBytes + bytes > this.inputLimit) {
+    if (this.leaseBytes + bytes > this.frameLimit()) {
       this.notice('input-limit', null);
       return false;
     }

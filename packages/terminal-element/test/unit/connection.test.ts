@@ -198,18 +198,19 @@ test('typing while the model holds the terminal sends nothing and asks to take o
   assert.equal(types(rig).at(-1), 'interrupt');
 });
 
-test('input over the per-lease byte limit is refused with a notice', async () => {
+test('input that would make a frame larger than maxInputBytes is refused with a notice', async () => {
   const rig = await connected({ maxInputBytes: 8 });
-  rig.connection.input('abcd');
-  rig.server.grant();
-  rig.connection.input('好'); // 3 bytes: 7 in total
-  rig.connection.input('xy'); // 9: over
-  assert.deepEqual(rig.server.framesOfType('input').map((f) => f.input), ['好']);
+  rig.connection.input('abcd'); // begin: 4 bytes
+  rig.connection.input('好'); // held: 7 in all (they leave as begin + one input frame)
+  rig.connection.input('xy'); // 9: the held frame would be over 8
   assert.deepEqual(codes(rig), ['input-limit']);
-  rig.server.revoke('prompt'); // a new lease starts from zero
-  rig.server.setStatus({ queueStatus: 'ready', holder: null });
-  rig.connection.input('12345678');
-  assert.equal(rig.server.framesOfType('begin').at(-1)!.input, '12345678');
+  rig.server.grant();
+  assert.deepEqual(rig.server.framesOfType('input').map((f) => f.input), ['好']);
+  rig.connection.input('12345678'); // after the grant each frame stands alone; the server counts the total
+  rig.connection.input('123456789');
+  assert.deepEqual(rig.server.framesOfType('input').map((f) => f.input), ['好', '12345678']);
+  assert.deepEqual(codes(rig), ['input-limit', 'input-limit']);
+  assert.equal(rig.server.sockets[0]!.closed, false, 'no frame failed validation');
 });
 
 test('no automatic retry after a protocol error close (1008)', async () => {
