@@ -1,19 +1,12 @@
 /**
  * Playwright drives the system Chromium (never a downloaded one) against the real shared-terminal CLI.
- * One worker: the machine is small and the suites share it.
+ * One worker: the machine is small and the suites share it. How Chromium is launched (path and flags) is
+ * said once for every test runner of the repository, in the element package's chromium helper.
  */
 import { defineConfig } from '@playwright/test';
+import { chromiumLaunchOptions } from '../packages/terminal-element/test/helpers/chromium.mjs';
 
-export const CHROMIUM_FLAGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--disable-dev-shm-usage',
-];
+const { executablePath, args } = chromiumLaunchOptions();
 
 export default defineConfig({
   testDir: 'tests',
@@ -28,7 +21,7 @@ export default defineConfig({
     browserName: 'chromium',
     headless: true,
     viewport: { width: 1280, height: 860 },
-    launchOptions: { executablePath: process.env['CHROMIUM_PATH'] || '/usr/bin/chromium', args: CHROMIUM_FLAGS },
+    launchOptions: { executablePath, args },
     trace: 'retain-on-failure',
     screenshot: 'only-on-failure',
   },
