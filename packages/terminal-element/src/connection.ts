@@ -497,6 +497,7 @@ export class TerminalConnection {
     this.retryTimer = this.timers.setTimeout(() => {
       this.retryTimer = null;
       if (attempt !== this.attempt) return;
+      this.emit('state', { state: this.connectionState, previous: this.connectionState, closeCode: null, retryInMs: null }); // retrying now
       void this.open();
     }, delay);
   }

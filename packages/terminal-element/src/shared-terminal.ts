@@ -602,7 +602,8 @@ export class SharedTerminalElement extends LitElement {
     const segments: TemplateResult[] = [
       html`<span part="connection" class="connection state-${this.connectionState}">${t.connection[this.connectionState]}${retry}</span>`,
     ];
-    if (s) {
+    if (s && this.connectionState === 'connected') {
+      // Queue facts only while attached: between connections they would be stale.
       segments.push(html`<span class="queue-status">${t.queueStatus[s.queueStatus]}</span>`);
       segments.push(html`<span class="holder">${t.holder(s.holder, mine)}</span>`);
       segments.push(html`<span class="queue">${t.queued(s.pendingCount)}</span>`);
