@@ -12,7 +12,7 @@
  * @attr collapsed - Hide the terminal. The socket, the shell and any lease stay. The first connection waits
  *   until the element is first expanded (that is when the server starts the shell).
  * @attr font-size - Font size in CSS pixels (8–32, default 13). Never changes the PTY's rows and columns.
- * @attr lang - `en` (default) or `zh-CN`.
+ * @attr lang - `en` or `zh-CN`; without it, the nearest ancestor's `lang` (English for anything else).
  * @attr theme - `light` (default) or `dark`.
  * @attr screen-reader - Turn on xterm.js's screen-reader mode.
  *
@@ -109,7 +109,7 @@ export class SharedTerminalElement extends LitElement {
     readonly: { type: Boolean, reflect: true },
     collapsed: { type: Boolean, reflect: true },
     fontSize: { type: Number, attribute: 'font-size', reflect: true },
-    lang: { type: String, reflect: true },
+    lang: { type: String },
     theme: { type: String, reflect: true },
     screenReader: { type: Boolean, attribute: 'screen-reader', reflect: true },
     connectionState: { state: true },
@@ -160,7 +160,7 @@ export class SharedTerminalElement extends LitElement {
     this.readonly = false;
     this.collapsed = false;
     this.fontSize = DEFAULT_FONT_SIZE;
-    this.lang = 'en';
+    this.lang = '';
     this.theme = 'light';
     this.screenReader = false;
     this.connectionState = 'idle';
@@ -396,8 +396,10 @@ export class SharedTerminalElement extends LitElement {
 
   // ---------------------------------------------------------------------------------------------- actions
 
+  /** The element's own `lang`, else the nearest ancestor's (the page's language). */
   private get t(): Messages {
-    return messagesFor(resolveLocale(this.lang));
+    const inherited = this.parentElement?.closest<HTMLElement>('[lang]')?.lang ?? document.documentElement.lang;
+    return messagesFor(resolveLocale(this.lang || inherited));
   }
 
   private fire(type: string, detail: unknown): void {

@@ -269,6 +269,35 @@ describe('<shared-terminal>', () => {
     equal(m.el.renderer!.options.theme!.background, '#ffffff');
   });
 
+  it('names every control, gives the status line a role, and follows the page language', async () => {
+    const m = await mount({ status: { queueStatus: 'busy', holder: 'model-send', takeoverId: '2' } });
+    m.server.notice('busy');
+    shadow(m.el, '.settings').click();
+    await m.el.updateComplete;
+    const controls = [...m.el.shadowRoot!.querySelectorAll<HTMLElement>('button')];
+    ok(controls.length >= 10, `found ${controls.length} buttons`);
+    for (const control of controls) {
+      const name = (control.getAttribute('aria-label') ?? control.textContent ?? '').trim();
+      ok(name.length > 0, `a button without a name: ${control.outerHTML}`);
+    }
+    equal(shadow(m.el, '[part="status"]').getAttribute('role'), 'status');
+    equal(shadow(m.el, '[part="settings-menu"]').getAttribute('role'), 'menu');
+    equal(shadow(m.el, '.settings').getAttribute('aria-haspopup'), 'menu');
+    ok(shadow(m.el, 'textarea').getAttribute('aria-label'), 'the terminal input has a name');
+
+    const wrapper = document.createElement('div');
+    wrapper.lang = 'zh-CN';
+    document.body.append(wrapper);
+    const server = new ScriptedServer();
+    const el = document.createElement('shared-terminal');
+    el.touchDevice = false;
+    el.socketFactory = server.createSocket;
+    el.connector = server.connector;
+    wrapper.append(el);
+    await el.updateComplete;
+    equal(shadow(el, '.takeover').textContent!.trim(), '接手输入');
+  });
+
   it('turns on xterm.js screen-reader mode from the settings menu', async () => {
     const m = await mount();
     shadow(m.el, '.settings').click();
