@@ -49,14 +49,27 @@ test.afterAll(async () => {
 
 test('1. typing echo hello at the idle prompt in the page', async ({ page }) => {
   const events = await subscribeEvents(cli, 'one');
-  const view = await openAgentPage(page, link('one'));
-  await expect(page).toHaveURL(`${cli.base}/agents/one`); // the token left the address bar
+  // The printed address opens the agent list; its form starts an agent and opens its page.
+  await page.goto(`${cli.base}/?token=${cli.token}`);
+  await expect(page).toHaveURL(`${cli.base}/`); // the token left the address bar
+  await expect(page.getByRole('heading', { name: 'Agents' })).toBeVisible();
+  await page.getByLabel('New agent').fill('not valid!');
+  await page.getByRole('button', { name: 'Open terminal' }).click();
+  await expect(page.getByRole('alert')).toContainText('agent ids match [A-Za-z0-9_-]{1,64}');
+  await page.getByLabel('New agent').fill('one');
+  await page.getByRole('button', { name: 'Open terminal' }).click();
+  await expect(page).toHaveURL(`${cli.base}/agents/one`);
+  const view = terminalView(page);
+  await expect(view.role).toHaveText('Controller');
+  await expect(view.element.locator('[part~="connection"]')).toHaveText(/^connected/);
   await typeInTerminal(view, 'echo hello');
   await expect(view.screen).toContainText('echo hellohello');
   const settled = await events.nextSettled();
   expect(settled).toMatchObject({ agent: 'one', origin: 'idle', waitReason: 'prompt', exitCode: 0 });
   const read = await agentApi(cli, 'one').read();
   expect(read.viewport).toMatch(/echo hello\nhello\n/);
+  await page.goto(`${cli.base}/`);
+  await expect(page.locator('#agents a', { hasText: 'one' })).toHaveAttribute('href', '/agents/one');
   events.close();
 });
 

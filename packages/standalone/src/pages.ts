@@ -75,7 +75,7 @@ ${rows}
 </table>
 <form id="create-agent" class="create">
 <label for="agent-id">New agent</label>
-<input id="agent-id" name="id" placeholder="e.g. build-bot" pattern="[A-Za-z0-9_\\-]{1,64}" maxlength="64" autocomplete="off">
+<input id="agent-id" name="id" placeholder="e.g. build-bot (empty: a random id)" maxlength="64" autocomplete="off" aria-describedby="create-error">
 <button type="submit">Open terminal</button>
 <output id="create-error" role="alert"></output>
 </form>
