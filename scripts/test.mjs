@@ -37,7 +37,9 @@ function parse(format, out) {
   if (format === 'node-test') {
     const pass = [...strip.matchAll(/^(?:ℹ|#) pass (\d+)$/gm)].pop();
     const fail = [...strip.matchAll(/^(?:ℹ|#) fail (\d+)$/gm)].pop();
-    if (pass && fail) return { passed: Number(pass[1]), failed: Number(fail[1]) };
+    // A cancelled test (e.g. the event loop emptied under it) did not pass: count it as failed.
+    const cancelled = [...strip.matchAll(/^(?:ℹ|#) cancelled (\d+)$/gm)].pop();
+    if (pass && fail) return { passed: Number(pass[1]), failed: Number(fail[1]) + Number(cancelled?.[1] ?? 0) };
     return undefined;
   }
   const m = [...strip.matchAll(/(\d+) passed, (\d+) failed/g)].pop();

@@ -265,7 +265,8 @@ export interface ClientFrameLimits {
 }
 
 /** Strictly validate a client frame: exact keys, types, sizes, well-formed text. */
-export function parseClientFrame(text: string, limits: ClientFrameLimits): ParseResult<ClientFrame> {
+/** The envelope both directions share: a JSON object of this version with a generation. */
+function parseEnvelope(text: string): { ok: true; value: Record<string, unknown> } | { ok: false; error: string } {
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -275,6 +276,13 @@ export function parseClientFrame(text: string, limits: ClientFrameLimits): Parse
   if (!isRecord(value)) return { ok: false, error: 'frame must be a JSON object' };
   if (value['v'] !== PROTOCOL_VERSION) return { ok: false, error: `unsupported protocol version (expected ${PROTOCOL_VERSION})` };
   if (!isCount(value['generation'])) return { ok: false, error: 'generation must be a whole number' };
+  return { ok: true, value };
+}
+
+export function parseClientFrame(text: string, limits: ClientFrameLimits): ParseResult<ClientFrame> {
+  const envelope = parseEnvelope(text);
+  if (!envelope.ok) return envelope;
+  const value = envelope.value;
   const type = value['type'];
   const base = ['v', 'type', 'generation'];
   const input = (): string | undefined => {
@@ -342,15 +350,9 @@ function checkProcess(value: unknown): boolean {
 
 /** Strictly validate a server frame (the browser trusts nothing it did not check). */
 export function parseServerFrame(text: string): ParseResult<ServerFrame> {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return { ok: false, error: 'frame is not valid JSON' };
-  }
-  if (!isRecord(value)) return { ok: false, error: 'frame must be a JSON object' };
-  if (value['v'] !== PROTOCOL_VERSION) return { ok: false, error: 'unsupported protocol version' };
-  if (!isCount(value['generation'])) return { ok: false, error: 'generation must be a whole number' };
+  const envelope = parseEnvelope(text);
+  if (!envelope.ok) return envelope;
+  const value = envelope.value;
   const base = ['v', 'type', 'generation'];
   let error: string | undefined;
   switch (value['type']) {

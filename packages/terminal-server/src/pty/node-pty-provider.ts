@@ -14,9 +14,11 @@ import {
   type PtyProvider,
   type PtySpawnSpec,
 } from './contract.ts';
+import { within } from '../time.ts';
 import { descendantPids, inspectDarwinForeground, inspectLinuxForeground, sessionProcesses } from './procfs.ts';
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
 
 function alive(pid: number): boolean {
   try {
@@ -113,7 +115,7 @@ class NodePtyHandle implements PtyHandle {
       // already gone
     }
     // Zombies count as alive to kill(0) until reaped; wait for the shell's own exit report.
-    await Promise.race([this.done, sleep(this.graceMs + 2000)]);
+    await within(this.done, this.graceMs + 2000);
     this.output.resume();
   }
 }

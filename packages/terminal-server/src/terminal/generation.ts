@@ -16,6 +16,7 @@
 import { EventEmitter } from 'node:events';
 import type { ForegroundInfo, ForegroundSignal, PtyExit, PtyHandle, PtyProvider } from '../pty/contract.ts';
 import { type Cursor, type CaptureHandle, Screen, type ScreenSnapshot } from '../screen/screen.ts';
+import { within } from '../time.ts';
 import { MarkerFilter, prepareShellLaunch } from '../shell/integration.ts';
 import type { TerminalConfig } from '../config.ts';
 
@@ -171,13 +172,16 @@ export class TerminalGeneration extends EventEmitter<GenerationEvents> {
           config.operationTimeoutMs,
         );
       });
+      let onAbort: (() => void) | undefined;
       const aborted = new Promise<never>((_, reject) => {
-        options.signal?.addEventListener('abort', () => reject(new StartupError('terminal creation was cancelled')), { once: true });
+        onAbort = () => reject(new StartupError('terminal creation was cancelled'));
+        options.signal?.addEventListener('abort', onAbort, { once: true });
       });
       try {
         await Promise.race([booted, timeout, aborted]);
       } finally {
         clearTimeout(timer);
+        if (onAbort) options.signal?.removeEventListener('abort', onAbort);
       }
     } catch (error) {
       await generation.terminate().catch(() => undefined);
@@ -515,7 +519,7 @@ export class TerminalGeneration extends EventEmitter<GenerationEvents> {
     this.releaseHold?.();
     this.releaseParse?.();
     await this.handle.terminate();
-    await Promise.race([this.done, new Promise((resolve) => setTimeout(resolve, 1000))]);
+    await within(this.done, 1000);
   }
 
   /** Release the emulator; call after terminate. */
