@@ -2,6 +2,7 @@
  * @shared-terminal/server: the shared terminal engine. See ../README.md for the map of rooms.
  */
 export * from './config.ts';
+export * from './errors.ts';
 export * from './pty/contract.ts';
 export { createNodePtyProvider } from './pty/node-pty-provider.ts';
 export { inspectLinuxForeground, readProcStat, descendantPids, sessionProcesses } from './pty/procfs.ts';

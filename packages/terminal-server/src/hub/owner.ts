@@ -5,6 +5,7 @@
  * old shell, what was accepted after it runs on the new one.
  */
 import { EventEmitter } from 'node:events';
+import { CodedError } from '../errors.ts';
 import { type ForegroundSignal, ForegroundSignalError, type PtyProvider } from '../pty/contract.ts';
 import type { TerminalConfig } from '../config.ts';
 import {
@@ -80,12 +81,9 @@ export interface OwnerOptions {
   beforeSpawn?: () => void;
 }
 
-export class TerminalError extends Error {
-  readonly code: string;
+export class TerminalError extends CodedError {
   constructor(code: string, message: string) {
-    super(message);
-    this.name = 'TerminalError';
-    this.code = code;
+    super('TerminalError', code, message);
   }
 }
 

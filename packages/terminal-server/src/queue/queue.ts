@@ -17,6 +17,7 @@
  * - Session exit settles the active and pending operations with `session_exit`, except pending resets,
  *   which run next and replace the shell.
  */
+import { CodedError } from '../errors.ts';
 import type { Clock } from './clock.ts';
 
 export type OperationKind = 'model-send' | 'human' | 'signal' | 'reset';
@@ -36,12 +37,9 @@ export type QueueErrorCode =
   | 'takeover-unavailable'
   | 'grant-failed';
 
-export class QueueError extends Error {
-  readonly code: QueueErrorCode;
+export class QueueError extends CodedError<QueueErrorCode> {
   constructor(code: QueueErrorCode, message: string) {
-    super(message);
-    this.name = 'QueueError';
-    this.code = code;
+    super('QueueError', code, message);
   }
 }
 
@@ -49,12 +47,9 @@ export class QueueError extends Error {
  * Thrown by a grant hook to refuse the operation without harming the terminal (a refused signal, say):
  * the operation fails with it and the next one runs. Any other grant error blocks the queue.
  */
-export class GrantRefused extends Error {
-  readonly code: string;
+export class GrantRefused extends CodedError {
   constructor(code: string, message: string) {
-    super(message);
-    this.name = 'GrantRefused';
-    this.code = code;
+    super('GrantRefused', code, message);
   }
 }
 
