@@ -1,6 +1,7 @@
 // The HTTP side of the real CLI: the token fences and the tool API with its error codes.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { rmSync } from 'node:fs';
 import type { ReadResult, SendResult, SignalResult } from '@shared-terminal/server';
 import { callTool, rawRequest, startCli, tempDir, upgradeStatus, waitFor, writeConfig, type RunningCli } from './helpers/cli.ts';
 
@@ -8,8 +9,9 @@ let cli: RunningCli;
 let cookie: string;
 
 before(async () => {
-  const config = writeConfig(tempDir(), { maxInputBytes: 1024, maxSessions: 3 });
-  cli = await startCli(['--config', config]);
+  const dir = tempDir();
+  cli = await startCli(['--config', writeConfig(dir, { maxInputBytes: 1024, maxSessions: 3 })]);
+  rmSync(dir, { recursive: true, force: true }); // read at start only
   const exchange = await rawRequest(cli.port, { path: `/?token=${cli.token}`, headers: { Host: `127.0.0.1:${cli.port}` } });
   const setCookie = exchange.headers['set-cookie']?.[0] ?? '';
   cookie = setCookie.split(';')[0]!;

@@ -1,6 +1,7 @@
 // The CLI as a process: its one address line, the token, config files, refusals and a clean stop.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import type { SendResult } from '@shared-terminal/server';
 import { ADDRESS_LINE, alive, callTool, runCli, startCli, tempDir, writeConfig } from './helpers/cli.ts';
@@ -41,6 +42,7 @@ test('SHARED_TERMINAL_TOKEN sets the token; a malformed one is refused', async (
 test('a config file sets the terminal: the PTY has its rows and columns', async () => {
   const dir = tempDir();
   const cli = await startCli(['--config', writeConfig(dir, { rows: 24, cols: 100 })]);
+  rmSync(dir, { recursive: true, force: true }); // read at start only
   try {
     const { status, body } = await callTool<SendResult>(cli, 'geometry', 'shared_terminal_send', { text: 'stty size' });
     assert.equal(status, 200);
@@ -71,6 +73,7 @@ test('bad config values are refused with the file, the key and the rule', async 
   const missing = await runCli(['serve', '--port', '0', '--config', `${dir}/nope.json`]);
   assert.equal(missing.code, 2);
   assert.match(missing.stderr, /nope\.json: cannot read the config file \(ENOENT\)/);
+  rmSync(dir, { recursive: true, force: true });
 });
 
 test('bad arguments are refused with the usage', async () => {
