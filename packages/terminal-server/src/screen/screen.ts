@@ -233,24 +233,29 @@ export class Screen {
   /**
    * Move all but LIVE_SCROLLBACK history rows out of the emulator into the archive, then let the emulator
    * drop them. Called when output has been quiet for a while, so floods pay nothing for it and an idle
-   * terminal holds its history in a few bytes per row instead of 12 bytes per cell.
+   * terminal holds its history in a few bytes per row instead of 12 bytes per cell. Archives at most
+   * `maxRows` rows per call and returns true while more remain.
    */
-  compact(): void {
+  compact(maxRows = Infinity): boolean {
     const normal = this.terminal.buffer.normal;
     const excess = normal.baseY - this.liveScrollback;
-    if (excess <= 0 || !this.anchor || this.anchor.marker.isDisposed) return;
+    if (excess <= 0 || !this.anchor || this.anchor.marker.isDisposed) return false;
     const from = Math.max(this.trimmed, this.archiveStart + this.archiveLength);
     if (this.archiveLength === 0) this.archiveStart = from;
-    for (let row = from; row < this.trimmed + excess; row++) {
+    const to = Math.min(this.trimmed + excess, from + maxRows);
+    for (let row = from; row < to; row++) {
       const line = normal.getLine(row - this.trimmed);
       if (!line) break;
       this.pushArchive(archiveRow(line, this.cell));
     }
+    // More to archive: the caller continues in a later turn, so a long history never blocks the loop.
+    if (to < this.trimmed + excess) return true;
     this.terminal.options.scrollback = this.liveScrollback;
     this.terminal.options.scrollback = this.options.scrollbackLines;
     this.trimmed = this.anchor.row - this.anchor.marker.line;
     this.evictHistory();
     this.cached = undefined;
+    return false;
   }
 
   private get archiveLength(): number {

@@ -70,6 +70,7 @@ const WRITE_SETTLE_MS = 15;
 const QUIET_CHECK_MS = 8;
 /** Quiet time after which the screen moves old history rows into its compact archive. */
 const COMPACT_IDLE_MS = 1500;
+const COMPACT_STEP_ROWS = 1000;
 /** Characters handed to the emulator but not yet parsed, before the PTY stream is left unread. */
 const MAX_PENDING_PARSE = 1 << 20;
 
@@ -248,7 +249,7 @@ export class TerminalGeneration extends EventEmitter<GenerationEvents> {
     if (this.compactTimer) clearTimeout(this.compactTimer);
     this.compactTimer = setTimeout(() => {
       this.compactTimer = undefined;
-      if (!this.disposed) void this.atBoundary(() => this.screen.compact());
+      void this.compactNow();
     }, COMPACT_IDLE_MS);
     this.compactTimer.unref?.();
   }
@@ -470,8 +471,11 @@ export class TerminalGeneration extends EventEmitter<GenerationEvents> {
   }
 
   /** Move old history rows into the compact archive now (normally done after output is quiet). */
-  compactNow(): Promise<void> {
-    return this.atBoundary(() => this.screen.compact());
+  async compactNow(): Promise<void> {
+    // In steps of COMPACT_STEP_ROWS, yielding between them, so other terminals' keystrokes are not delayed.
+    while (!this.disposed && (await this.atBoundary(() => this.screen.compact(COMPACT_STEP_ROWS)))) {
+      await new Promise((resolve) => setImmediate(resolve));
+    }
   }
 
   /** Full text of the screen's normal buffer (tests and diagnostics). */
