@@ -143,27 +143,8 @@ export async function callTool<T = ErrorBody & Record<string, unknown>>(
   return { status: response.status, body: (await response.json()) as T };
 }
 
-export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-export async function waitFor<T>(check: () => T | Promise<T>, what: string, timeoutMs = 10_000): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value as NonNullable<T>;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(25);
-  }
-}
-
-/** Whether a process id is alive. */
-export function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
+// Polling and process checks are the engine tests' own helpers.
+export { sleep, waitFor, pidAlive as alive } from '../../../terminal-server/test/helpers/engine.ts';
 
 export interface RawResponse {
   status: number;
