@@ -12,7 +12,7 @@ import { ForegroundSignalError, TerminalHub, resolveConfig, runTool, type SendRe
 import { createDshPtyProvider } from '../src/server/pty-adapter.ts';
 import type { SubprocessRuntime } from '../src/server/dsh-api.ts';
 import { ensureDshHost, importFromHost } from './helpers/host.ts';
-import { descendants, pidAlive, waitFor } from './helpers/util.ts';
+import { descendants, pidAlive, processesMatching, waitFor } from './helpers/util.ts';
 
 interface CordisContext {
   plugin(plugin: unknown): PromiseLike<unknown> & { dispose(): Promise<void> };
@@ -96,12 +96,16 @@ describe('PTY adapter over DSH 0.1.0-rc.8 subprocess-local', () => {
     assert.ok(!pidAlive(handle.pid));
   });
 
-  it('disposing the owner ends the whole process tree, background and setsid children included', async () => {
-    await runTool(hub, 'b', 'shared_terminal_send', { text: 'sleep 1001 & setsid sleep 1002 & true' });
+  it('disposing the owner ends the whole process tree, background jobs and a child in its own session included', async () => {
+    // The inner bash has no job control, so setsid(1) does not fork: the sleep starts a new session but stays
+    // in the shell's tree. (A program that double-forks away, a daemon, leaves the tree as in any terminal.)
+    // Durations unique to this run, so that nothing else on the machine matches.
+    const [first, second] = [`${1000 + (process.pid % 5000)}.1`, `${1000 + (process.pid % 5000)}.2`];
+    await runTool(hub, 'b', 'shared_terminal_send', { text: `sleep ${first} & bash -c 'setsid sleep ${second} & wait' & true` });
     const shell = hub.get('b')!.generation!.pid;
     const tree = await waitFor(() => {
-      const found = descendants(shell);
-      return found.length >= 1 ? found : undefined;
+      const found = [...processesMatching(`sleep ${first}`), ...processesMatching(`sleep ${second}`)];
+      return found.length === 2 ? [...found, ...descendants(shell)] : undefined;
     }, 'the background children');
     await hub.dispose('b');
     await waitFor(() => [shell, ...tree].every((pid) => !pidAlive(pid)), 'every process of the tree to end', 8000);

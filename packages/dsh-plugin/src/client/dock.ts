@@ -42,7 +42,7 @@ const STYLE = `
 .dsh-it-toggle:focus-visible{outline:2px solid var(--dsw-alias-state-business-primary,#3b82f6);outline-offset:1px}
 .dsh-it-note{font-size:12px;color:var(--dsw-alias-label-tertiary,#888)}
 .dsh-it-host[hidden]{display:none}
-.dsh-it-host shared-terminal{display:block;width:100%}
+.dsh-it-host shared-terminal{display:block;width:100%;--shared-terminal-max-height:min(45vh,520px)}
 `;
 
 function ensureStyle(): void {
@@ -78,8 +78,15 @@ export function TerminalDock({ sessionId, services }: DockProps) {
     if (panel.element.parentElement !== container) container.appendChild(panel.element);
   });
   useEffect(() => {
+    // The element's own collapse control and ours stay one state.
+    const onToggle = (event: Event) => {
+      panel.open = !(event as CustomEvent<{ collapsed: boolean }>).detail.collapsed;
+      rerender();
+    };
+    panel.element.addEventListener('shared-terminal-toggle', onToggle);
     const container = host.current;
     return () => {
+      panel.element.removeEventListener('shared-terminal-toggle', onToggle);
       // A remount keeps the element (and its connection); it only leaves this container.
       if (container && panel.element.parentElement === container) container.removeChild(panel.element);
     };

@@ -8,30 +8,14 @@
  *   Origin) because DSH fences nothing on plugin upgrade routes; the engine's transport then checks the
  *   token, the protocol and everything after.
  */
-import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import * as server from '@shared-terminal/server';
+import { createTerminalTransport } from '@shared-terminal/server';
 import type { DshContext, RpcResult } from './dsh-api.ts';
 import { checkUpgradeRequest, trustedHostsOf } from './fence.ts';
 import type { AgentTerminals } from './terminals.ts';
 
 export const RPC_CHANNEL = '/dsh-interactive-terminal';
 export const SOCKET_PATH = '/dsh-interactive-terminal/ws';
-
-/** What the plugin needs from the engine's browser transport. */
-export interface BrowserTransport {
-  issueToken(ownerId: string, options?: { readonly?: boolean }): { token: string; expiresInMs: number };
-  handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
-  close(): Promise<void>;
-}
-
-type TransportFactory = (options: { hub: server.TerminalHub; allowedHosts?: string[] }) => BrowserTransport;
-
-/** The engine's transport factory, when this build of the engine has one. */
-export function transportFactory(): TransportFactory | undefined {
-  const candidate = (server as Record<string, unknown>)['createTerminalTransport'];
-  return typeof candidate === 'function' ? (candidate as TransportFactory) : undefined;
-}
 
 export interface TokenRequest {
   sessionId: string;
@@ -59,13 +43,8 @@ function refuseUpgrade(socket: Duplex, status: string, reason: string): void {
 
 /** Mount tokens and the socket route on the web services of `ctx` (called once they are available). */
 export function mountBrowserAccess(ctx: DshContext, terminals: AgentTerminals): void {
-  const factory = transportFactory();
-  if (!factory) {
-    ctx.logger.warn('dsh-interactive-terminal: this build has no browser transport; the panel cannot connect (the tools still work)');
-    return;
-  }
   const trustedHosts = trustedHostsOf(ctx.connection);
-  const transport = factory({ hub: terminals.hub, allowedHosts: trustedHosts });
+  const transport = createTerminalTransport({ hub: terminals.hub, allowedHosts: trustedHosts, path: SOCKET_PATH });
   ctx.effect(() => () => transport.close(), 'dsh-interactive-terminal: browser transport');
 
   ctx.effect(

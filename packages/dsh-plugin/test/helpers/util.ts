@@ -49,14 +49,14 @@ export function descendants(pid: number): number[] {
   return found;
 }
 
-/** Live processes whose command line contains `needle`. */
-export function processesMatching(needle: string): number[] {
+/** Live processes whose whole command line (arguments joined by spaces) is `commandLine`. */
+export function processesMatching(commandLine: string): number[] {
   const pids: number[] = [];
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8').replace(/\0/g, ' ');
-      if (cmdline.includes(needle) && pidAlive(Number(entry))) pids.push(Number(entry));
+      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8').replace(/\0/g, ' ').trim();
+      if (cmdline === commandLine && pidAlive(Number(entry))) pids.push(Number(entry));
     } catch {
       // gone
     }

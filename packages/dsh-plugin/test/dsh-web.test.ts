@@ -1,0 +1,317 @@
+/**
+ * End to end in a real DSH Web 0.1.0-rc.8: the plugin installed from its packed tarball with
+ * `dsh plugin --profile web add`, a keyless scripted model driving the real Agent loop, real PTYs through
+ * DSH's subprocess provider (under the default workspace-write sandbox), and system Chromium.
+ *
+ * The five points of issue 7:
+ * 1. Open terminal: status starts with Controller; `echo hello` at the idle prompt runs.
+ * 2. The model starts a two-prompt program; the person answers both prompts in the panel (UTF-8); the
+ *    Agent gets exactly one notice and its next call, shared_terminal_read, returns the answers. Both
+ *    paths: the send already returned stdin_read, and the send taken over while still running.
+ * 3. read, signal and reset return bounded results with the documented fields.
+ * 4. The session logs hold no raw terminal output beyond the bounded tool results.
+ * 5. Disposing the Agent, and unloading the plugin, leave no process of the terminal's tree alive.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, readlinkSync, mkdirSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { Browser, Page } from 'playwright-core';
+import { addPlugin, createHome, packPlugin, removeRoot, startDshWeb, type DshWeb, type ModelCall, type ScriptStep } from './helpers/dsh-web.ts';
+import { ensureDshHost } from './helpers/host.ts';
+import { chooseWorkspace, dock, launchChromium, openTerminal, screenText, startConversation, statusText, typeInTerminal, waitForScreen } from './helpers/page.ts';
+import { readSessionLogs } from './helpers/session-log.ts';
+import { descendants, pidAlive, processesMatching, sleep, waitFor } from './helpers/util.ts';
+
+const MAX_TOOL_OUTPUT_BYTES = 8192;
+const NONCE = `n${process.pid}x${Date.now().toString(36)}`;
+/** Sleep durations unique to this run (so that no other process on the machine matches them). */
+const SLEEP = (n: number) => `${1000 + (process.pid % 5000)}.${n}`;
+const SANDBOX_PROBE = join(homedir(), `.dsh-it-sandbox-probe-${NONCE}`);
+
+/**
+ * The two-prompt program. The second form reads /dev/tty on fd 3, which DSH's inspector (it looks at fd 0
+ * only) cannot see, so the model's send keeps running until the person takes it over. It prints its own
+ * prompts: under Landlock (ABI 5) ioctl on a terminal opened inside the sandbox is refused, so `read -p`
+ * would not think fd 3 is a terminal and would print no prompt.
+ */
+const TWO_PROMPTS_STDIN = `read -p 'first? ' a; read -p 'second? ' b; echo "answers: $a|$b"`;
+const TWO_PROMPTS_FD3 = `( exec 3</dev/tty; printf 'first? '; read -u 3 a; printf 'second? '; read -u 3 b; echo "answers: $a|$b" )`;
+
+const SCENARIOS: Record<string, ScriptStep[]> = {
+  hello: [{ text: 'Hi.' }],
+  'two prompts answered at the terminal': [
+    { tool: 'shared_terminal_send', args: { text: TWO_PROMPTS_STDIN } },
+    { text: 'The program asks two questions; please answer them in the terminal.' },
+    { tool: 'shared_terminal_read', args: {} },
+    { text: 'Thanks, I have your answers.' },
+  ],
+  'two prompts taken over': [
+    { tool: 'shared_terminal_send', args: { text: TWO_PROMPTS_FD3 } },
+    { text: 'You have the terminal now.' },
+    { tool: 'shared_terminal_read', args: {} },
+    { text: 'Thanks, I have your answers.' },
+  ],
+  'tool results': [
+    { tool: 'shared_terminal_send', args: { text: 'cat' } },
+    { tool: 'shared_terminal_signal', args: { signal: 'SIGINT' } },
+    { tool: 'shared_terminal_send', args: { text: 'seq 1 3000' } },
+    { tool: 'shared_terminal_read', args: { offset: 0, count: 5 } },
+    { tool: 'shared_terminal_send', args: { text: `echo probe > ${SANDBOX_PROBE}; echo "probe-status=$?"` } },
+    { tool: 'shared_terminal_send', args: { text: 'export KEEP=before-reset' } },
+    { tool: 'shared_terminal_reset', args: {} },
+    { tool: 'shared_terminal_send', args: { text: 'echo "keep=[${KEEP-}]"' } },
+    { tool: 'shared_terminal_send', args: { text: `sleep ${SLEEP(1)} & bash -c 'setsid sleep ${SLEEP(2)} & wait' & true` } },
+    { text: 'done' },
+  ],
+  'background for unload': [
+    { tool: 'shared_terminal_send', args: { text: `sleep ${SLEEP(3)} & bash -c 'setsid sleep ${SLEEP(4)} & wait' & true` } },
+    { text: 'done' },
+  ],
+};
+
+const BASE_FIELDS = ['generation', 'sequence', 'rows', 'cols', 'viewport', 'cursor', 'status', 'queueStatus', 'holder', 'pendingCount', 'truncated'];
+
+function sessionCalls(web: DshWeb, scenario: string): ModelCall[] {
+  return web.calls().filter((call) => call.scenario === scenario);
+}
+
+/** The tool results (parsed JSON) the model saw in one scenario, in order. */
+function toolResults(web: DshWeb, scenario: string): { text: string; value: Record<string, unknown> | undefined; isError: boolean }[] {
+  return sessionCalls(web, scenario).flatMap((call) =>
+    call.fresh
+      .filter((message) => message.toolResult)
+      .map((message) => {
+        let value: Record<string, unknown> | undefined;
+        try {
+          value = JSON.parse(message.text) as Record<string, unknown>;
+        } catch {
+          value = undefined;
+        }
+        return { text: message.text, value, isError: message.toolResult!.isError };
+      }),
+  );
+}
+
+function notices(web: DshWeb, scenario: string) {
+  return sessionCalls(web, scenario).flatMap((call) => call.fresh.filter((message) => message.source.plugin === 'dsh-interactive-terminal'));
+}
+
+/** The shells this DSH process runs for the plugin (children of DSH running the configured bash). */
+function pluginShells(web: DshWeb): number[] {
+  return descendants(web.process.pid!).filter((pid) => {
+    try {
+      return readlinkSync(`/proc/${pid}/exe`).endsWith('/bash');
+    } catch {
+      return false;
+    }
+  });
+}
+
+function shellIn(web: DshWeb, cwd: string): number | undefined {
+  return pluginShells(web).find((pid) => {
+    try {
+      return readlinkSync(`/proc/${pid}/cwd`) === cwd;
+    } catch {
+      return false;
+    }
+  });
+}
+
+describe('dsh-interactive-terminal in DSH Web 0.1.0-rc.8 (installed from the packed tarball)', () => {
+  let web: DshWeb;
+  let browser: Browser;
+  let page: Page;
+  let root: string;
+
+  before(async () => {
+    ensureDshHost();
+    const made = createHome('dsh-it-e2e');
+    root = made.root;
+    packPlugin(root);
+    const added = addPlugin(made.home, './dsh-interactive-terminal-0.1.0.tgz', root);
+    assert.match(added, /dsh-interactive-terminal/);
+    web = await startDshWeb({ ...made, scenarios: SCENARIOS });
+    // A user row of one key: the rest must come from the plugin's defaults. DSH hot-reloads this file.
+    web.writeUserPatch(`- id: dsh-interactive-terminal\n  config:\n    maxToolOutputBytes: ${MAX_TOOL_OUTPUT_BYTES}\n`);
+    await sleep(1500);
+    browser = await launchChromium();
+    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    await page.goto(web.url);
+    await chooseWorkspace(page, web.workspace);
+  });
+
+  after(async () => {
+    await browser?.close().catch(() => undefined);
+    await web?.stop();
+    if (existsSync(SANDBOX_PROBE)) removeRoot(SANDBOX_PROBE);
+    if (root) removeRoot(root);
+  });
+
+  it('1. Open terminal: the status starts with Controller, and echo hello typed at the idle prompt runs', async () => {
+    await startConversation(page, 'hello', { newSession: false });
+    await waitFor(() => sessionCalls(web, 'hello').length >= 1, 'the model to answer the first prompt');
+    assert.equal(await dock(page).locator('shared-terminal').count(), 0, 'no terminal before Open terminal');
+    await openTerminal(page);
+    assert.match(await statusText(page), /^Controller/);
+    await waitForScreen(page, /#$/m, 'the idle prompt');
+    await typeInTerminal(page, `echo hello-${NONCE}`);
+    const screen = await waitForScreen(page, new RegExp(`^hello-${NONCE}$`, 'm'), 'the echo output');
+    assert.match(screen, new RegExp(`echo hello-${NONCE}`));
+    // The idle interaction settled: one notice, and the model (which never reads here) moved on.
+    await waitFor(() => notices(web, 'hello').length === 1, 'the notice of the idle interaction');
+  });
+
+  it('2a. the model\'s send returned stdin_read; the person answers both prompts; one notice; the next read has the answers', async () => {
+    const scenario = 'two prompts answered at the terminal';
+    await startConversation(page, scenario, { newSession: true });
+    await openTerminal(page);
+    await waitFor(() => toolResults(web, scenario).length >= 1, 'the send to return');
+    const [send] = toolResults(web, scenario);
+    assert.equal(send!.value?.['waitReason'], 'stdin_read', send!.text);
+    await waitForScreen(page, /first\?$/m, 'the first prompt');
+    await typeInTerminal(page, '你好');
+    await waitForScreen(page, /second\?$/m, 'the second prompt');
+    await typeInTerminal(page, '🙂');
+    await waitForScreen(page, /^answers: 你好\|🙂$/m, 'the answers');
+    const [, read] = await waitFor(() => {
+      const results = toolResults(web, scenario);
+      return results.length >= 2 ? results : undefined;
+    }, 'the model to read after the notice');
+    // The answers are on the screen: the read's viewport (its history page holds what scrolled off).
+    assert.match(`${String(read!.value?.['text'])}\n${String(read!.value?.['viewport'])}`, /answers: 你好\|🙂/);
+    await sleep(500);
+    assert.equal(notices(web, scenario).length, 1, 'exactly one notice');
+    const calls = sessionCalls(web, scenario);
+    const noticeCall = calls.find((call) => call.fresh.some((message) => message.source.plugin === 'dsh-interactive-terminal'))!;
+    assert.equal(SCENARIOS[scenario]![noticeCall.step] && 'tool' in SCENARIOS[scenario]![noticeCall.step]! ? (SCENARIOS[scenario]![noticeCall.step] as { tool: string }).tool : '', 'shared_terminal_read', 'the call after the notice is the read');
+  });
+
+  it('2b. the person takes over the model\'s running send and answers; the send returns human_handoff; one notice; the read has the answers', async () => {
+    const scenario = 'two prompts taken over';
+    await startConversation(page, scenario, { newSession: true });
+    await openTerminal(page);
+    await waitForScreen(page, /first\?$/m, 'the first prompt');
+    assert.equal(toolResults(web, scenario).length, 0, 'the send is still running (the fd-3 reader is invisible to DSH)');
+    const takeover = dock(page).getByRole('button', { name: 'Take over input' });
+    await waitFor(() => takeover.isEnabled(), 'Take over input to be offered');
+    await takeover.click();
+    const [send] = await waitFor(() => {
+      const results = toolResults(web, scenario);
+      return results.length >= 1 ? results : undefined;
+    }, 'the send to return after the takeover');
+    assert.equal(send!.value?.['waitReason'], 'human_handoff', send!.text);
+    await typeInTerminal(page, '你好');
+    await waitForScreen(page, /second\?$/m, 'the second prompt');
+    await typeInTerminal(page, '🙂');
+    await waitForScreen(page, /^answers: 你好\|🙂$/m, 'the answers');
+    const [, read] = await waitFor(() => {
+      const results = toolResults(web, scenario);
+      return results.length >= 2 ? results : undefined;
+    }, 'the model to read after the notice');
+    // The answers are on the screen: the read's viewport (its history page holds what scrolled off).
+    assert.match(`${String(read!.value?.['text'])}\n${String(read!.value?.['viewport'])}`, /answers: 你好\|🙂/);
+    await sleep(500);
+    assert.equal(notices(web, scenario).length, 1, 'exactly one notice');
+    assert.match(notices(web, scenario)[0]!.text, /took over/);
+  });
+
+  it('3. read, signal and reset return bounded results with the documented fields (and the shell is confined)', async () => {
+    const scenario = 'tool results';
+    const cwd = join(web.workspace, 'lab-tools');
+    mkdirSync(cwd, { recursive: true });
+    await web.lab('create', { sessionId: 'lab-tools', cwd, prompt: scenario });
+    const results = await waitFor(() => {
+      const found = toolResults(web, scenario);
+      return found.length >= 9 ? found : undefined;
+    }, 'all nine tool calls', 60_000);
+    for (const result of results) {
+      assert.equal(result.isError, false, result.text);
+      assert.ok(Buffer.byteLength(result.text) <= MAX_TOOL_OUTPUT_BYTES, `bounded: ${Buffer.byteLength(result.text)} bytes`);
+      for (const field of BASE_FIELDS) assert.ok(result.value && field in result.value, `${field} in ${result.text.slice(0, 200)}`);
+      assert.equal(result.value!['rows'], 40, 'default rows (the user row set only maxToolOutputBytes)');
+      assert.equal(result.value!['cols'], 160);
+    }
+    const [cat, signal, seq, read, probe, , reset, afterReset] = results.map((result) => result.value!);
+    assert.equal(cat!['waitReason'], 'stdin_read');
+    const waitGroup = (cat!['inputWait'] as { processGroupId: number }).processGroupId;
+    assert.equal(signal!['processGroupId'], waitGroup);
+    assert.equal(signal!['waitReason'], 'prompt');
+    for (const field of ['output', 'queueTimeMs', 'waitReason']) assert.ok(field in signal!, field);
+    assert.equal(seq!['truncated'], true);
+    assert.match(String(seq!['output']), /\n3000$/);
+    assert.ok(Number(read!['lineEnd']) - Number(read!['lineBegin']) <= 5);
+    for (const field of ['text', 'totalLines', 'lineBegin', 'lineEnd']) assert.ok(field in read!, field);
+    assert.match(String(probe!['output']), /probe-status=1/, 'writing outside the workspace is refused by the sandbox');
+    assert.ok(!existsSync(SANDBOX_PROBE));
+    assert.equal(reset!['generation'], 2);
+    for (const field of ['queueTimeMs', 'waitReason']) assert.ok(field in reset!, field);
+    assert.equal(afterReset!['generation'], 2);
+    assert.match(String(afterReset!['output']), /keep=\[\]/, 'reset destroyed the shell state');
+  });
+
+  it('refuses a sandbox mode change while the terminal is live, and allows the same mode', async () => {
+    const refused = await web.lab<{ changed: boolean; error?: string }>('sandbox', { sessionId: 'lab-tools', mode: 'danger-full-access' });
+    assert.equal(refused.changed, false);
+    assert.match(refused.error ?? '', /cannot change sandbox mode/);
+    const same = await web.lab<{ changed: boolean }>('sandbox', { sessionId: 'lab-tools', mode: 'workspace-write' });
+    assert.equal(same.changed, true);
+  });
+
+  it('4. the session logs hold no raw terminal output beyond the bounded tool results', async () => {
+    const logs = readSessionLogs(web.home);
+    assert.ok(logs.length >= 4, `session logs: ${logs.map((log) => log.sessionId).join(', ')}`);
+    for (const log of logs) {
+      assert.ok(!log.raw.includes(`hello-${NONCE}`), `${log.sessionId}: the person's keystrokes and their output never enter a log`);
+      for (const event of log.events) {
+        const text = JSON.stringify(event);
+        if (event.type === 'tool/result') {
+          const content = JSON.stringify((event.data as { message?: { content?: unknown } }).message?.content ?? '');
+          assert.ok(Buffer.byteLength(content) <= MAX_TOOL_OUTPUT_BYTES * 2 + 512, `${log.sessionId}: tool result bounded`);
+          continue;
+        }
+        if (event.type === 'tool/call' || event.type.startsWith('assistant/')) continue;
+        assert.ok(!text.includes('answers: '), `${log.sessionId}: ${event.type} holds terminal output`);
+        assert.ok(!text.includes('你好'), `${log.sessionId}: ${event.type} holds the person's input`);
+      }
+      for (const event of log.events.filter((event) => event.type === 'user/message')) {
+        const source = (event.data as { source?: { plugin?: string } }).source;
+        if (source?.plugin === 'dsh-interactive-terminal') assert.doesNotMatch(JSON.stringify(event), /root@|first\?|second\?/);
+      }
+    }
+  });
+
+  it('5a. disposing the Agent ends its terminal\'s whole process tree', async () => {
+    const shell = shellIn(web, join(web.workspace, 'lab-tools'));
+    assert.ok(shell, 'the lab Agent\'s shell is running');
+    const tree = [shell, ...processesMatching(`sleep ${SLEEP(1)}`), ...processesMatching(`sleep ${SLEEP(2)}`)];
+    assert.equal(tree.length, 3, `shell and both background sleeps: ${tree}`);
+    await web.lab('dispose', { sessionId: 'lab-tools' });
+    await waitFor(() => tree.every((pid) => !pidAlive(pid)), 'every process of the tree to end', 10_000);
+    const status = await web.lab<{ live: boolean }>('status', { sessionId: 'lab-tools' });
+    assert.equal(status.live, false);
+  });
+
+  it('5b. unloading the plugin ends every terminal, closes the panel\'s socket and removes its routes', async () => {
+    const cwd = join(web.workspace, 'lab-unload');
+    mkdirSync(cwd, { recursive: true });
+    await web.lab('create', { sessionId: 'lab-unload', cwd, prompt: 'background for unload' });
+    await waitFor(() => processesMatching(`sleep ${SLEEP(4)}`).length === 1 && processesMatching(`sleep ${SLEEP(3)}`).length === 1, 'the background sleeps');
+    const shells = pluginShells(web);
+    assert.ok(shells.length >= 3, `the browser sessions' and the lab's shells: ${shells}`);
+    const tree = [...shells, ...processesMatching(`sleep ${SLEEP(3)}`), ...processesMatching(`sleep ${SLEEP(4)}`)];
+    assert.match(await statusText(page), /connected/);
+
+    web.writeUserPatch(`- id: dsh-interactive-terminal\n  disabled: true\n`);
+    await waitFor(() => tree.every((pid) => !pidAlive(pid)), 'every terminal process to end', 15_000);
+    await waitFor(async () => !/\bconnected\b/.test(await statusText(page).catch(() => '')), 'the panel to lose its connection', 15_000);
+    const token = await fetch(`${web.url}/dsh-interactive-terminal/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ rpcId: 'x', method: 'token', payload: { sessionId: 'lab-unload' } }),
+    });
+    assert.notEqual(token.status, 200, 'the token channel is gone');
+    assert.ok((await screenText(page).catch(() => '')) !== undefined);
+  });
+});
