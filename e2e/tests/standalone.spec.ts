@@ -181,6 +181,8 @@ test('5. reload restores the screen; a second tab is read only; after grace Reco
   await second.reload();
   other = terminalView(second);
   await expect(other.screen).toContainText('restored=15');
+  // The reloaded page closed with 1001 holding no input: the server freed the seat, so it is Controller again.
+  await expect(other.role).toHaveText('Controller');
   await expect(other.screen).toContainText('second-tab-controlssecond-tab-controls');
 
   const touch = await touchPage(browser, 'five');

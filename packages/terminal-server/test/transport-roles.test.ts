@@ -128,6 +128,40 @@ describe('transport roles, resume and grace', () => {
   });
 });
 
+describe('transport: a controller page that leaves on purpose', () => {
+  let h: Harness;
+  const clock = new ManualClock();
+  before(async () => {
+    h = await startHarness({ clock, config: { disconnectGraceMs: 5000 } });
+  });
+  after(async () => {
+    await h.close();
+  });
+
+  test('holding no input, it frees the seat at once (a reload gets control back); holding a lease, it keeps grace', async () => {
+    const a = await h.connect('left');
+    await a.waitFor(() => a.status !== undefined, 'status');
+    assert.equal(a.role?.role, 'controller');
+    a.leave();
+    await until(() => h.transport.stats().views.every((v) => v.ownerId !== 'left'), 'the server to see the close');
+    const reloaded = await h.connect('left');
+    await reloaded.waitFor(() => reloaded.status !== undefined, 'status after the reload');
+    assert.deepEqual([reloaded.role?.role, reloaded.role?.reason], ['controller', 'granted'], 'no grace to wait out');
+
+    reloaded.type('cat\r');
+    await reloaded.waitFor(() => reloaded.lease?.state === 'granted', 'a lease');
+    reloaded.leave();
+    await until(() => h.transport.stats().views.every((v) => v.ownerId !== 'left'), 'the server to see the close');
+    const other = await h.connect('left');
+    await other.waitFor(() => other.role !== undefined, 'role');
+    assert.deepEqual([other.role?.role, other.role?.reason], ['readonly', 'controller-busy'], 'a held lease keeps the grace');
+    assert.equal(h.hub.get('left')!.state().holder, 'human', 'the program was not interrupted');
+    await clock.advance(5000);
+    await idle(h, 'left');
+    other.terminate();
+  });
+});
+
 describe('transport heartbeats', () => {
   let h: Harness;
   let proxy: FreezableProxy;

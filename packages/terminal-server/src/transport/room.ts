@@ -119,7 +119,7 @@ export class OwnerRoom implements ViewHost {
     ws.on('pong', () => {
       view.lastSeen = this.context.clock.now();
     });
-    ws.on('close', () => view.socketClosed());
+    ws.on('close', (code: number) => view.socketClosed(code));
     ws.on('error', () => undefined);
 
     let generation;
@@ -238,7 +238,11 @@ export class OwnerRoom implements ViewHost {
     seat.view = undefined;
     if (kind === 'lifecycle' || this.shuttingDown) return;
     const graceMs = this.context.config.disconnectGraceMs;
-    if (graceMs === 0) {
+    // A controller page that was closed or reloaded on purpose, holding no input, frees the seat at once:
+    // the reloaded page (which has no proof: it lives in memory only) becomes controller again instead
+    // of waiting out the grace. A held lease keeps the grace, so a reload never interrupts a program.
+    const leftIdle = kind === 'left' && (!seat.lease || seat.lease.closed);
+    if (graceMs === 0 || leftIdle) {
       this.expireSeat(seat);
       return;
     }

@@ -33,7 +33,9 @@ const MAX_EARLY_FRAMES = 32;
 
 export type ViewPhase = 'attaching' | 'snapshotting' | 'live' | 'behind' | 'closed';
 /** Why the view closed: lifecycle closes (reset, disposal, shutdown) end control at once, others start grace. */
-export type CloseKind = 'network' | 'protocol' | 'lifecycle' | 'moved';
+/** Why a view went away. `left`: the browser closed it on purpose (1001, going away: the page was closed,
+ *  reloaded or navigated), as opposed to `network`, a connection that dropped. */
+export type CloseKind = 'network' | 'left' | 'protocol' | 'lifecycle' | 'moved';
 
 interface OutputEvent {
   generation: number;
@@ -359,8 +361,8 @@ export class View {
   }
 
   /** The socket closed on its own (network, client close). */
-  socketClosed(): void {
-    if (!this.closed) this.markClosed('network');
+  socketClosed(code?: number): void {
+    if (!this.closed) this.markClosed(code === 1001 ? 'left' : 'network');
   }
 
   private markClosed(kind: CloseKind): void {

@@ -422,6 +422,11 @@ export class ViewClient {
     return serializer.serialize({ scrollback: 0 });
   }
 
+  /** Close the way a browser does when its page is closed or reloaded (1001, going away). */
+  leave(): void {
+    this.ws.close(1001);
+  }
+
   terminate(): void {
     this.ws.terminate();
     this.replicaTerminal?.dispose();
