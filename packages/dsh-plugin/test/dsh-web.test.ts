@@ -13,14 +13,14 @@
  * 5. Disposing the Agent, and unloading the plugin, leave no process of the terminal's tree alive.
  */
 import assert from 'node:assert/strict';
-import { existsSync, readlinkSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readlinkSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { addPlugin, createHome, packPlugin, removeRoot, startDshWeb, type DshWeb, type ModelCall, type ScriptStep } from './helpers/dsh-web.ts';
 import { ensureDshHost } from './helpers/host.ts';
-import { chooseWorkspace, dock, launchChromium, openTerminal, screenText, startConversation, statusText, typeInTerminal, waitForScreen } from './helpers/page.ts';
+import { chooseWorkspace, dock, launchChromium, openTerminal, screenText, startConversation, statusText, terminal, typeInTerminal, waitForScreen } from './helpers/page.ts';
 import { readSessionLogs } from './helpers/session-log.ts';
 import { descendants, pidAlive, processesMatching, sleep, waitFor } from './helpers/util.ts';
 
@@ -127,17 +127,17 @@ describe('dsh-interactive-terminal in DSH Web 0.1.0-rc.8 (installed from the pac
 
   before(async () => {
     ensureDshHost();
-    const made = createHome('dsh-it-e2e');
+    // The UI language follows each page's browser: English here, Chinese on the touch page below.
+    const made = createHome('dsh-it-e2e', { locale: 'browser' });
     root = made.root;
     packPlugin(root);
     const added = addPlugin(made.home, './dsh-interactive-terminal-0.1.0.tgz', root);
     assert.match(added, /dsh-interactive-terminal/);
+    // A user row of one key: the rest must come from the plugin's defaults.
+    writeFileSync(join(made.home, 'profiles', 'web', 'cordis.patch.yml'), `- id: dsh-interactive-terminal\n  config:\n    maxToolOutputBytes: ${MAX_TOOL_OUTPUT_BYTES}\n`);
     web = await startDshWeb({ ...made, scenarios: SCENARIOS });
-    // A user row of one key: the rest must come from the plugin's defaults. DSH hot-reloads this file.
-    web.writeUserPatch(`- id: dsh-interactive-terminal\n  config:\n    maxToolOutputBytes: ${MAX_TOOL_OUTPUT_BYTES}\n`);
-    await sleep(1500);
     browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    page = await browser.newPage({ viewport: { width: 1280, height: 900 }, locale: 'en-US', colorScheme: 'light' });
     await page.goto(web.url);
     await chooseWorkspace(page, web.workspace);
   });
@@ -215,6 +215,31 @@ describe('dsh-interactive-terminal in DSH Web 0.1.0-rc.8 (installed from the pac
     await sleep(500);
     assert.equal(notices(web, scenario).length, 1, 'exactly one notice');
     assert.match(notices(web, scenario)[0]!.text, /took over/);
+  });
+
+  it('a touch device gets a read-only view; the panel follows DSH\'s language and dark theme', async () => {
+    // A tablet: touch input (pointer: coarse), Chinese browser, dark colour scheme.
+    const phone = await browser.newContext({ viewport: { width: 1024, height: 900 }, locale: 'zh-CN', colorScheme: 'dark', hasTouch: true, isMobile: true });
+    try {
+      const touch = await phone.newPage();
+      await touch.goto(web.url);
+      // DSH Web keeps the session out of the URL: pick it in the sidebar.
+      await touch.getByText('two prompts taken over', { exact: true }).first().click();
+      await dock(touch).getByRole('button', { name: '打开终端' }).click();
+      const element = terminal(touch);
+      // The element's own words in Chinese: "Read only (触屏设备只读) | 已连接 | …".
+      await waitFor(async () => /^Read only\b.*已连接/.test(await statusText(touch).catch(() => '')), 'the touch view to connect read only');
+      assert.equal(await element.getAttribute('lang'), 'zh-CN');
+      assert.equal(await element.getAttribute('theme'), 'dark');
+      assert.equal(await element.getAttribute('readonly'), '');
+      await waitForScreen(touch, /^answers: 你好\|🙂$/m, 'the same screen as the Controller');
+      // The desktop view keeps control.
+      assert.match(await statusText(page), /^Controller/);
+      assert.equal(await terminal(page).getAttribute('theme'), 'light');
+      assert.equal(await terminal(page).getAttribute('lang'), 'en');
+    } finally {
+      await phone.close();
+    }
   });
 
   it('3. read, signal and reset return bounded results with the documented fields (and the shell is confined)', async () => {
@@ -303,8 +328,9 @@ describe('dsh-interactive-terminal in DSH Web 0.1.0-rc.8 (installed from the pac
     const tree = [...shells, ...processesMatching(`sleep ${SLEEP(3)}`), ...processesMatching(`sleep ${SLEEP(4)}`)];
     assert.match(await statusText(page), /connected/);
 
+    // DSH watches this file and reloads the plugin's row: the plugin unloads.
     web.writeUserPatch(`- id: dsh-interactive-terminal\n  disabled: true\n`);
-    await waitFor(() => tree.every((pid) => !pidAlive(pid)), 'every terminal process to end', 15_000);
+    await waitFor(() => tree.every((pid) => !pidAlive(pid)), 'every terminal process to end', 30_000);
     await waitFor(async () => !/\bconnected\b/.test(await statusText(page).catch(() => '')), 'the panel to lose its connection', 15_000);
     const token = await fetch(`${web.url}/dsh-interactive-terminal/token`, {
       method: 'POST',

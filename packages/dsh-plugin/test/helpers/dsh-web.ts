@@ -55,14 +55,18 @@ function dshEnv(home: string): NodeJS.ProcessEnv {
   };
 }
 
-/** A fresh DSH_HOME with the welcome notice acknowledged and English UI. */
-export function createHome(prefix: string): { root: string; home: string; workspace: string } {
+/**
+ * A fresh DSH_HOME with the welcome notice acknowledged. With `locale: 'browser'` DSH follows each page's
+ * browser language (so one run can show English and Chinese pages); by default the UI is English.
+ */
+export function createHome(prefix: string, options: { locale?: 'en' | 'browser' } = {}): { root: string; home: string; workspace: string } {
   const root = mkdtempSync(join(tmpdir(), `${prefix}-`));
   const home = join(root, 'home');
   const workspace = join(root, 'workspace');
   mkdirSync(home, { recursive: true });
   mkdirSync(workspace, { recursive: true });
-  writeFileSync(join(home, 'settings.yaml'), "ui-onboarding:\n  welcomeNoticeVersion: '2026-08-13.1'\nlocale:\n  preference: en\n");
+  const locale = options.locale === 'browser' ? '' : 'locale:\n  preference: en\n';
+  writeFileSync(join(home, 'settings.yaml'), `ui-onboarding:\n  welcomeNoticeVersion: '2026-08-13.1'\n${locale}`);
   return { root, home, workspace };
 }
 
