@@ -92,6 +92,8 @@ export interface StartOptions {
   home: string;
   workspace: string;
   scenarios: Record<string, ScriptStep[]>;
+  /** More rows for the test patch layer (YAML list items). */
+  extraPatch?: string;
 }
 
 export async function startDshWeb(options: StartOptions): Promise<DshWeb> {
@@ -126,6 +128,7 @@ export async function startDshWeb(options: StartOptions): Promise<DshWeb> {
       `        log: ${JSON.stringify(logPath)}`,
       '    - id: agent-lab',
       `      name: ${JSON.stringify(`file://${FIXTURES}/agent-lab.mjs`)}`,
+      options.extraPatch ?? '',
       '',
     ].join('\n'),
   );
