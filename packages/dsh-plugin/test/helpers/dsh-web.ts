@@ -46,8 +46,12 @@ export interface DshWeb {
 }
 
 function dshEnv(home: string): NodeJS.ProcessEnv {
+  // DSH makes a spill folder in the temporary directory at every start: keep it inside the test's root.
+  const temporary = join(home, '..', 'tmp');
+  mkdirSync(temporary, { recursive: true });
   return {
     ...process.env,
+    TMPDIR: temporary,
     DSH_HOME: home,
     DSH_TELEMETRY_DISABLED: '1',
     // The scripted model is keyless; no real key may leak into a test run.
