@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'tsup';
@@ -7,8 +6,6 @@ import type { Options } from 'tsup';
 type Plugin = NonNullable<Options['esbuildPlugins']>[number];
 
 const stub = (file: string) => fileURLToPath(new URL(file, import.meta.url));
-// Until the element package has its entry, the client bundles a placeholder (see element-missing.ts).
-const elementReady = existsSync(stub('../terminal-element/src/index.ts'));
 
 // Two bundles, both self-contained:
 // - lib/index.js, the server half (ESM for DSH's Loader). It bundles the engine, schemastery and ws, and
@@ -73,7 +70,6 @@ export default defineConfig([
     esbuildOptions(options) {
       options.conditions = ['source'];
       options.legalComments = 'eof';
-      if (!elementReady) options.alias = { '@shared-terminal/element': stub('src/client/element-missing.ts') };
     },
     banner: {
       js: 'window.__ModuleLoader__.load({ id: "dsh-interactive-terminal", factory: (require) => { var module = { exports: {} }; var exports = module.exports;',
