@@ -211,7 +211,8 @@ async function baseResult(hub: TerminalHub, ownerId: string): Promise<BaseResult
     sequence: view.state.sequence,
     rows: view.rows,
     cols: view.cols,
-    viewport: view.viewport,
+    // Blank rows below the last text say nothing (rows and cursor give the geometry): leave them out.
+    viewport: view.viewport.replace(/\n+$/, ''),
     cursor: view.cursor,
     status: view.state.status,
     queueStatus: view.state.queueStatus,
