@@ -7,8 +7,8 @@
  * Each must boot DSH Web, serve the client bundle, and run a tool through a real Agent turn.
  * A third boot replaces DSH's sandbox provider with one whose confinement fails (fixtures/no-confinement.mjs,
  * as DSH's own provider does on a host without bwrap or Landlock): the terminal must refuse to start.
- * (The registry path, `add dsh-interactive-terminal@0.1.0`, needs the package published; it installs the
- * same files as the tarball.)
+ * (The registry path, `add dsh-interactive-terminal@0.1.0`, is proven against a private registry on
+ * loopback in registry-install.test.ts.)
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
