@@ -1,0 +1,190 @@
+/**
+ * `npm run bench` (scripts/bench.mjs) → here. Starts the product's server and the baseline's server in
+ * child processes, the system Chromium through playwright-core, runs the seven measurements several times
+ * (alternating product and baseline so that machine noise hits both), then writes bench/results.json and
+ * bench/REPORT.md.
+ *
+ * Options: --runs N (default 3), --only a,b (throughput, echo, tools, reconnect, memory, interrupt,
+ * history), --no-write (print only).
+ */
+import { cpus, loadavg, totalmem } from 'node:os';
+import { rmSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { chromium } from 'playwright-core';
+import { writeContent } from './content.ts';
+import { RpcChild } from './rpc.ts';
+import { echoRun, historyToolsRun, interruptRun, memoryRun, reconnectRun, throughputRun, toolRun, type BenchContext, type EchoRun } from './measures.ts';
+import { writeReport, type RawResults } from './report.ts';
+import { median as exactMedian } from './stats.ts';
+
+const median = (values: number[]) => exactMedian(values).toFixed(1);
+
+const CHROMIUM_FLAGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-dev-shm-usage',
+];
+const ALL = ['throughput', 'echo', 'tools', 'reconnect', 'memory', 'interrupt', 'history'] as const;
+
+const { values } = parseArgs({
+  options: {
+    runs: { type: 'string', default: '3' },
+    only: { type: 'string' },
+    'no-write': { type: 'boolean', default: false },
+    keys: { type: 'string', default: '100' },
+  },
+});
+const runs = Math.max(1, Number(values.runs));
+const keys = Math.max(5, Number(values.keys));
+const selected = new Set(values.only ? values.only.split(',') : ALL);
+for (const name of selected) if (!(ALL as readonly string[]).includes(name)) throw new Error(`unknown measurement ${name}: use ${ALL.join(', ')}`);
+
+const began = Date.now();
+const log = (message: string) => console.log(`[bench ${((Date.now() - began) / 1000).toFixed(0).padStart(4)} s] ${message}`);
+const load = () => loadavg().map((v) => Math.round(v * 100) / 100);
+
+const productServer = new URL('./product-server.ts', import.meta.url);
+const baselineServer = new URL('../baseline/server.ts', import.meta.url);
+
+const files = writeContent();
+const raw: RawResults = {
+  startedAt: new Date(began).toISOString(),
+  runs,
+  machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? 'unknown', memoryBytes: totalmem(), node: process.version, chromium: '' },
+  load: { start: load(), end: [], samples: {} },
+  measurements: {},
+};
+
+const children: RpcChild<unknown>[] = [];
+async function startServers() {
+  const product = await RpcChild.start<{ url: string; rows: number; cols: number; scrollbackLines: number }>(productServer, [files.dir]);
+  children.push(product as RpcChild<unknown>);
+  const { rows, cols, scrollbackLines } = product.info;
+  const baseline = await RpcChild.start<{ url: string }>(baselineServer, [files.dir, String(rows), String(cols), String(scrollbackLines)]);
+  children.push(baseline as RpcChild<unknown>);
+  return { product, baseline };
+}
+
+const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium', args: CHROMIUM_FLAGS, headless: true });
+raw.machine.chromium = browser.version();
+try {
+  const { product, baseline } = await startServers();
+  const context: BenchContext = { browser, product, baseline, files, log };
+  const both = ['product', 'baseline'] as const;
+  const order = (run: number) => (run % 2 === 0 ? both : ([...both].reverse() as unknown as typeof both));
+  const sample = (name: string) => (raw.load.samples[name] = load());
+
+  if (selected.has('throughput')) {
+    const result: Record<string, { mbPerSecond: number; seconds: number }[]> = { product: [], baseline: [] };
+    for (let run = 0; run < runs; run++) {
+      for (const system of order(run)) {
+        const r = await throughputRun(context, system);
+        result[system]!.push(r);
+        log(`throughput ${system} run ${run + 1}: ${r.mbPerSecond.toFixed(2)} MB/s (${r.seconds.toFixed(2)} s)`);
+      }
+    }
+    raw.measurements.throughput = result;
+    sample('throughput');
+  }
+
+  if (selected.has('echo')) {
+    const result: Record<string, { idle: EchoRun[]; flood: EchoRun[] }> = { product: { idle: [], flood: [] }, baseline: { idle: [], flood: [] } };
+    for (let run = 0; run < runs; run++) {
+      for (const flood of [false, true]) {
+        for (const system of order(run)) {
+          const r = await echoRun(context, system, { keys, flood });
+          result[system]![flood ? 'flood' : 'idle'].push(r);
+          const sorted = [...r.latencies].sort((a, b) => a - b);
+          log(`echo ${flood ? 'flood' : 'idle'} ${system} run ${run + 1}: ${r.latencies.length} keys, median ${sorted[sorted.length >> 1]?.toFixed(1)} ms, max ${sorted.at(-1)?.toFixed(1)} ms, missed ${r.missed}; median key sent at ${median(r.sends)} ms, echo arrived at ${median(r.arrivals)} ms`);
+        }
+      }
+    }
+    raw.measurements.echo = result;
+    sample('echo');
+  }
+
+  if (selected.has('tools')) {
+    const result = [];
+    for (let run = 0; run < runs; run++) {
+      const r = await toolRun(context, 30);
+      result.push(r);
+      log(`tools run ${run + 1}: send true ${median(r.send.times)} ms vs polling ${median(r.pollingSend.times)} ms; read x ${median(r.wait.times)} ms (${r.wait.reasons}), polling: ${r.pollingShellRead.outcomes}; head -n 1 ${median(r.childWait.times)} ms (${r.childWait.reasons}) vs polling ${median(r.pollingChildWait.times)} ms (${r.pollingChildWait.outcomes})`);
+    }
+    raw.measurements.tools = result;
+    sample('tools');
+  }
+
+  if (selected.has('reconnect')) {
+    const result = [];
+    for (let run = 0; run < runs; run++) {
+      const r = await reconnectRun(context, 7);
+      result.push(r);
+      log(`reconnect run ${run + 1}: snapshot ${r.server.bytes} bytes, server ${median(r.server.times)} ms, live ${median(r.live)} ms (snapshot arrived at ${median(r.arrived)} ms, parsed in ${median(r.parse)} ms), painted ${median(r.painted)} ms`);
+    }
+    raw.measurements.reconnect = result;
+    sample('reconnect');
+  }
+
+  if (selected.has('interrupt')) {
+    const result: Record<string, { ms: number | null; paint: number | null }[]> = { product: [], baseline: [] };
+    for (let run = 0; run < runs; run++) {
+      for (const system of order(run)) {
+        const r = await interruptRun(context, system);
+        result[system]!.push(r);
+        log(`interrupt ${system} run ${run + 1}: ${r.ms?.toFixed(1) ?? 'no prompt'} ms`);
+      }
+    }
+    raw.measurements.interrupt = result;
+    sample('interrupt');
+  }
+
+  if (selected.has('history')) {
+    const result = [];
+    for (let run = 0; run < runs; run++) {
+      const r = await historyToolsRun(context, 8);
+      result.push(r);
+      log(`history run ${run + 1}: read newest ${median(r.readNewest.times)} ms, oldest ${median(r.readOldest.times)} ms, reset ${median(r.reset.times)} ms (polling model ${median(r.pollingReset.times)} ms)`);
+    }
+    raw.measurements.history = result;
+    sample('history');
+  }
+
+  await Promise.all([product.stop(), baseline.stop()]);
+
+  if (selected.has('memory')) {
+    const result = [];
+    for (let run = 0; run < Math.min(runs, 2); run++) {
+      // Fresh processes: nothing but these terminals ever lived in them.
+      const memProduct = await RpcChild.start<unknown>(productServer, [files.dir]);
+      const memBaseline = await RpcChild.start<unknown>(baselineServer, [files.dir]);
+      try {
+        const r = await memoryRun(memProduct, memBaseline, 32, log);
+        result.push(r);
+        const mib = (bytes: number) => (bytes / 1048576).toFixed(2);
+        log(`memory run ${run + 1}: product +${mib(r.product.one.rss - r.product.idle.rss)} MiB for one, +${mib((r.product.all.rss - r.product.idle.rss) / 32)} MiB each of 32; baseline +${mib((r.baseline.all.rss - r.baseline.idle.rss) / 32)} MiB each`);
+      } finally {
+        await Promise.all([memProduct.stop(), memBaseline.stop()]);
+      }
+    }
+    raw.measurements.memory = result;
+    sample('memory');
+  }
+} finally {
+  await browser.close();
+  for (const child of children) await child.stop().catch(() => undefined);
+  rmSync(files.dir, { recursive: true, force: true });
+}
+
+raw.load.end = load();
+raw.finishedAt = new Date().toISOString();
+raw.durationSeconds = Math.round((Date.now() - began) / 1000);
+if (values['no-write']) console.log(JSON.stringify(raw, null, 2).slice(0, 4000));
+else {
+  const paths = writeReport(raw, new URL('..', import.meta.url));
+  log(`wrote ${paths.join(' and ')}`);
+}

@@ -1,0 +1,132 @@
+/**
+ * In-page instrumentation, identical for the product's page and the baseline's. It wraps `write` on the
+ * xterm.js Terminal prototype (the element bundles its own copy, so the prototype is taken from a live
+ * renderer) and records, on xterm's own "parsed" callback, when:
+ * - an awaited echo character was parsed into the buffer (keystroke echo),
+ * - a large write (a snapshot replay) was parsed (reconnect),
+ * - the cursor line became a prompt after an interrupt,
+ * and, through an OSC 777 handler on every renderer, when the end of the throughput stream was parsed.
+ * Keydown and click times come from capture listeners (`event.timeStamp`, same clock as performance.now()).
+ */
+
+export interface ProbeState {
+  keys: { key: string; t: number }[];
+  clicks: { t: number }[];
+  expect: string | null;
+  echoes: { ch: string; t: number; paint: number }[];
+  osc: { t: number }[];
+  bigWrites: { length: number; t0: number; t: number; paint: number }[];
+  /** For the awaited echo character: when its key left on the socket and when its echo arrived. */
+  sent: Record<string, number>;
+  arrived: Record<string, number>;
+  /** Large WebSocket messages (snapshots), when they arrived. */
+  bigMessages: { length: number; t: number }[];
+  prompt: { since: number; t: number | null; paint: number | null };
+  terms: number;
+}
+
+interface ProbedTerminal {
+  write(data: string | Uint8Array, callback?: () => void): void;
+  parser: { registerOscHandler(ident: number, handler: (data: string) => boolean): unknown };
+  buffer: { active: { baseY: number; cursorY: number; cursorX: number; getLine(y: number): { translateToString(trim?: boolean): string } | undefined } };
+  __benchOsc?: boolean;
+}
+
+interface ProbeWindow {
+  __bench: ProbeState & { attach(term: ProbedTerminal): void };
+}
+
+/** Runs in the page before its scripts (page.addInitScript). */
+export function installProbe(): void {
+  const w = window as unknown as ProbeWindow;
+  const hooked = new WeakSet<object>();
+  const state: ProbeState = { keys: [], clicks: [], expect: null, echoes: [], osc: [], bigWrites: [], bigMessages: [], sent: {}, arrived: {}, prompt: { since: Infinity, t: null, paint: null }, terms: 0 };
+  addEventListener('keydown', (event) => state.keys.push({ key: event.key, t: event.timeStamp }), true);
+  addEventListener('click', (event) => state.clicks.push({ t: event.timeStamp }), true);
+  // The product speaks JSON frames (the text is in `data` or `input`); the baseline sends raw text.
+  const payload = (text: string, field: string): string => {
+    if (!text.startsWith('{')) return text;
+    try {
+      const value = (JSON.parse(text) as Record<string, unknown>)[field];
+      return typeof value === 'string' ? value : '';
+    } catch {
+      return '';
+    }
+  };
+  const NativeSocket = WebSocket;
+  (window as unknown as { WebSocket: typeof WebSocket }).WebSocket = class extends NativeSocket {
+    constructor(url: string | URL, protocols?: string | string[]) {
+      super(url, protocols);
+      this.addEventListener('message', (event: MessageEvent) => {
+        if (typeof event.data !== 'string') return;
+        const t = performance.now();
+        if (event.data.length > 100_000) state.bigMessages.push({ length: event.data.length, t });
+        const expected = state.expect;
+        if (expected !== null && state.arrived[expected] === undefined && payload(event.data, 'data').includes(expected)) state.arrived[expected] = t;
+      });
+    }
+    override send(data: string | ArrayBufferLike | Blob | ArrayBufferView): void {
+      const expected = state.expect;
+      if (expected !== null && typeof data === 'string' && payload(data, 'input').includes(expected)) {
+        state.sent[expected] = performance.now();
+        delete state.arrived[expected];
+      }
+      super.send(data);
+    }
+  };
+  const nextPaint = (set: (t: number) => void) => requestAnimationFrame(() => set(performance.now()));
+  w.__bench = Object.assign(state, {
+    attach(term: ProbedTerminal) {
+      const proto = Object.getPrototypeOf(term) as ProbedTerminal;
+      if (hooked.has(proto)) return;
+      hooked.add(proto);
+      const original = proto.write;
+      proto.write = function (this: ProbedTerminal, data: string | Uint8Array, callback?: () => void) {
+        if (!this.__benchOsc) {
+          this.__benchOsc = true;
+          state.terms += 1;
+          this.parser.registerOscHandler(777, () => {
+            state.osc.push({ t: performance.now() });
+            return true;
+          });
+        }
+        const text = typeof data === 'string' ? data : '';
+        const probes: (() => void)[] = [];
+        const expected = state.expect;
+        if (expected !== null && text.includes(expected)) {
+          state.expect = null;
+          probes.push(() => {
+            const echo = { ch: expected, t: performance.now(), paint: 0 };
+            state.echoes.push(echo);
+            nextPaint((t) => (echo.paint = t));
+          });
+        }
+        if (text.length > 100_000) {
+          const t0 = performance.now();
+          probes.push(() => {
+            const write = { length: text.length, t0, t: performance.now(), paint: 0 };
+            state.bigWrites.push(write);
+            nextPaint((t) => (write.paint = t));
+          });
+        }
+        if (state.prompt.t === null && performance.now() >= state.prompt.since) {
+          const term = this;
+          probes.push(() => {
+            if (state.prompt.t !== null) return;
+            const buffer = term.buffer.active;
+            const line = buffer.getLine(buffer.baseY + buffer.cursorY)?.translateToString(true) ?? '';
+            if (buffer.cursorX > 0 && /[$#] ?$/.test(line)) {
+              state.prompt.t = performance.now();
+              nextPaint((t) => (state.prompt.paint = t));
+            }
+          });
+        }
+        if (probes.length === 0) return original.call(this, data, callback);
+        return original.call(this, data, () => {
+          for (const probe of probes) probe();
+          callback?.();
+        });
+      };
+    },
+  });
+}

@@ -1,0 +1,34 @@
+/** Small /proc readers shared by both servers (Linux only, like the engine's input-wait detection). */
+import { readFileSync } from 'node:fs';
+
+/** VmRSS of a process in bytes, or 0 when it is gone. */
+export function rssOf(pid: number): number {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const match = /^VmRSS:\s+(\d+) kB/m.exec(status);
+    return match ? Number(match[1]) * 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+export interface MemoryFigures {
+  rss: number;
+  heapUsed: number;
+  heapTotal: number;
+  external: number;
+  arrayBuffers: number;
+}
+
+/** This process's memory after two full collections (run with --expose-gc). */
+export function settledMemory(): MemoryFigures {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  gc?.();
+  gc?.();
+  const usage = process.memoryUsage();
+  return { rss: rssOf(process.pid) || usage.rss, heapUsed: usage.heapUsed, heapTotal: usage.heapTotal, external: usage.external, arrayBuffers: usage.arrayBuffers };
+}
+
+export function wallNow(): number {
+  return performance.timeOrigin + performance.now();
+}

@@ -1,0 +1,317 @@
+/**
+ * Turns the raw samples into verdicts: bench/results.json (raw samples, summaries, verdicts) and
+ * bench/REPORT.md (goal, our figure, the baseline's, the ratio, met or missed and by how much, why).
+ * The "why" paragraphs quote this run's own breakdowns (where the time went); the profiles behind them
+ * are described in bench/README.md.
+ */
+import { writeFileSync } from 'node:fs';
+import { THROUGHPUT_BYTES } from './content.ts';
+import type { EchoRun, MemoryStep } from './measures.ts';
+import { median, round, summarize, type Summary } from './stats.ts';
+
+export interface RawResults {
+  startedAt: string;
+  finishedAt?: string;
+  durationSeconds?: number;
+  runs: number;
+  machine: { cpus: number; cpuModel: string; memoryBytes: number; node: string; chromium: string };
+  load: { start: number[]; end: number[]; samples: Record<string, number[]> };
+  measurements: {
+    throughput?: Record<string, { mbPerSecond: number; seconds: number }[]>;
+    echo?: Record<string, { idle: EchoRun[]; flood: EchoRun[] }>;
+    tools?: {
+      send: { times: number[]; reasons: string[] };
+      wait: { times: number[]; reasons: string[] };
+      childWait: { times: number[]; reasons: string[] };
+      pollingSend: { times: number[]; outcomes: string[] };
+      pollingShellRead: { times: number[]; outcomes: string[] };
+      pollingChildWait: { times: number[]; outcomes: string[] };
+    }[];
+    reconnect?: { server: { times: number[]; bytes: number; historyLines: number }; live: number[]; painted: number[]; arrived: number[]; parse: number[] }[];
+    memory?: { product: { idle: MemoryStep; one: MemoryStep; all: MemoryStep; freed: MemoryStep }; baseline: { idle: MemoryStep; all: MemoryStep } }[];
+    interrupt?: Record<string, { ms: number | null; paint: number | null }[]>;
+    history?: { readNewest: { times: number[]; bytes: number }; readOldest: { times: number[]; bytes: number }; reset: { times: number[] }; pollingReset: { times: number[] } }[];
+  };
+}
+
+/** A missed echo (no glyph within 2 s) counts as 2 s in the percentiles, shown as "≥". */
+const MISSED_ECHO_MS = 2000;
+const MIB = 1048576;
+
+interface Verdict {
+  id: string;
+  title: string;
+  goal: string;
+  ours: string;
+  baseline: string;
+  ratio: string;
+  met: boolean | null;
+  margin: string;
+  why: string;
+  figures: Record<string, unknown>;
+}
+
+const ms = (value: number) => (Number.isFinite(value) ? `${round(value, 1)} ms` : 'n/a');
+const mib = (bytes: number) => `${round(bytes / MIB, 2)} MiB`;
+const flat = <T>(lists: T[][]) => lists.flat();
+const over = (value: number, limit: number) => (value <= limit ? `${round(limit - value, 1)} under` : `${round(value - limit, 1)} over (${round(value / limit, 2)}x the goal)`);
+
+function echoSamples(runs: EchoRun[]): { summary: Summary; missed: number; sends: number; arrivals: number } {
+  const values = flat(runs.map((r) => [...r.latencies, ...Array<number>(r.missed).fill(MISSED_ECHO_MS)]));
+  return {
+    summary: summarize(values),
+    missed: runs.reduce((sum, r) => sum + r.missed, 0),
+    sends: round(median(flat(runs.map((r) => r.sends.filter(Number.isFinite)))), 1),
+    arrivals: round(median(flat(runs.map((r) => r.arrivals.filter(Number.isFinite)))), 1),
+  };
+}
+
+export function judge(raw: RawResults): Verdict[] {
+  const verdicts: Verdict[] = [];
+  const m = raw.measurements;
+
+  if (m.throughput) {
+    const ours = median(m.throughput.product!.map((r) => r.mbPerSecond));
+    const base = median(m.throughput.baseline!.map((r) => r.mbPerSecond));
+    const ratio = ours / base;
+    verdicts.push({
+      id: 'throughput',
+      title: '1. Output throughput into a rendering Chromium view',
+      goal: `${THROUGHPUT_BYTES / 1e6} MB of 256-colour text (\`cat\`, a model send in the product), command start to the last byte parsed by xterm.js in the page: at least 0.8x the baseline`,
+      ours: `${round(ours, 2)} MB/s (runs: ${m.throughput.product!.map((r) => round(r.mbPerSecond, 2)).join(', ')})`,
+      baseline: `${round(base, 2)} MB/s (runs: ${m.throughput.baseline!.map((r) => round(r.mbPerSecond, 2)).join(', ')})`,
+      ratio: `${round(ratio, 2)}x`,
+      met: ratio >= 0.8,
+      margin: ratio >= 0.8 ? `${round(ratio - 0.8, 2)} above 0.8x` : `${round(0.8 - ratio, 2)} below 0.8x`,
+      why:
+        'Both are bounded by xterm.js parsing and the DOM renderer in one Chromium renderer thread (about 1.5–2 MB/s for this SGR-dense text here, in line with the 5–35 MB/s xterm.js quotes for plain text on fast machines). ' +
+        'A CPU profile of the product server during this test (BENCH_CPU_PROF) showed it idle about 90% of the time: the mirror (@xterm/headless) and the frame encoding cost about 1.2 s and 0.25 s of CPU for 20 MB. ' +
+        'On 2 cores that CPU still competes with Chromium, which is the part of the gap that is not noise; run-to-run spread under the shared machine\'s load is of the same order.',
+      figures: { productMBps: round(ours, 3), baselineMBps: round(base, 3), ratio: round(ratio, 3) },
+    });
+  }
+
+  if (m.echo) {
+    const pi = echoSamples(m.echo.product!.idle);
+    const pf = echoSamples(m.echo.product!.flood);
+    const bi = echoSamples(m.echo.baseline!.idle);
+    const bf = echoSamples(m.echo.baseline!.flood);
+    const fmt = (s: ReturnType<typeof echoSamples>) =>
+      `p50 ${ms(s.summary.p50)}, p99 ${s.summary.p99 >= MISSED_ECHO_MS ? '≥ ' : ''}${ms(s.summary.p99)} (n ${s.summary.n}${s.missed ? `, ${s.missed} never echoed within 2 s` : ''})`;
+    const idleMet = pi.summary.p50 <= 10 && pi.summary.p99 <= 30;
+    verdicts.push({
+      id: 'echo-idle',
+      title: '2a. Keystroke echo at an idle prompt',
+      goal: 'keydown in Chromium (Playwright keys, event.timeStamp) to the glyph parsed into xterm.js\'s buffer: p50 ≤ 10 ms, p99 ≤ 30 ms',
+      ours: fmt(pi),
+      baseline: fmt(bi),
+      ratio: `p50 ${round(pi.summary.p50 / bi.summary.p50, 2)}x, p99 ${round(pi.summary.p99 / bi.summary.p99, 2)}x`,
+      met: idleMet,
+      margin: `p50 ${over(pi.summary.p50, 10)}; p99 ${over(pi.summary.p99, 30)}`,
+      why:
+        `Median path in the product: the key leaves on the socket ${ms(pi.sends)} after keydown and its echo arrives ${ms(pi.arrivals)} after keydown (baseline ${ms(bi.sends)} / ${ms(bi.arrivals)}). ` +
+        'The first key of each run also opens the human lease (begin → grant → write), which is one of the slow samples; the tail otherwise follows the machine\'s load (other engineers\' Chromium tests), and hits the baseline alike.',
+      figures: { product: pi, baseline: bi },
+    });
+    const floodMet = pf.summary.p99 <= 60;
+    verdicts.push({
+      id: 'echo-flood',
+      title: '2b. Keystroke echo while a background job floods the same terminal',
+      goal: 'the same, while `cat` of coloured digits loops in the background of the same shell: p99 ≤ 60 ms',
+      ours: fmt(pf),
+      baseline: fmt(bf),
+      ratio: bf.missed > 0 ? 'baseline never caught up (no flow control: the page\'s backlog grows without bound)' : `p99 ${round(pf.summary.p99 / bf.summary.p99, 2)}x`,
+      met: floodMet,
+      margin: `p99 ${over(pf.summary.p99, 60)}`,
+      why:
+        `Where the time goes (medians of this run): the key leaves the page ${ms(pf.sends)} after keydown (the renderer thread is busy), its echo reaches the page ${ms(pf.arrivals)} after keydown, and is parsed ${ms(pf.summary.p50 - pf.arrivals)} later. ` +
+        'A trace with the server\'s output events (bench/README.md) split the middle part: ~100–700 ms until the echo leaves the PTY, because the transport holds the shell\'s output while 512 Ki characters are unacknowledged and the echo queues behind the held flood in the PTY; then ~150–250 ms until the page dispatches the frame, because the renderer thread is saturated by xterm.js parsing and DOM rendering. ' +
+        'Experiment: with the window at 64 Ki/32 Ki characters the median fell from ~500 ms to ~320 ms and throughput did not change (1.11 MB/s either way in that run); the rest is the browser. ' +
+        'Proposed: FLOW_WINDOW_CHARS 512 Ki → 64 Ki and FLOW_RESUME_CHARS → 32 Ki (protocol constants, the lead\'s room; the transport test asserts the 512 Ki window), and in the element, ack per parsed write rather than per 32 Ki; for the browser share, pace output to leave the renderer idle time (a time-based window: the transport knows the controller\'s ack rate) and prefer xterm.js\'s WebGL renderer where a GPU exists. The baseline is far worse: with no flow control its page falls seconds behind and never shows the echo within 2 s.',
+      figures: { product: pf, baseline: bf },
+    });
+  }
+
+  if (m.tools) {
+    const send = summarize(flat(m.tools.map((r) => r.send.times)));
+    const pollingSend = summarize(flat(m.tools.map((r) => r.pollingSend.times)));
+    const wait = summarize(flat(m.tools.map((r) => r.wait.times)));
+    const childWait = summarize(flat(m.tools.map((r) => r.childWait.times)));
+    const pollingChild = summarize(flat(m.tools.map((r) => r.pollingChildWait.times)));
+    const shellReadOutcomes = [...new Set(flat(m.tools.map((r) => r.pollingShellRead.outcomes)))];
+    const waitReasons = [...new Set(flat(m.tools.map((r) => [...r.wait.reasons, ...r.childWait.reasons])))];
+    verdicts.push({
+      id: 'tool-send',
+      title: '3a. Tool round trip: `shared_terminal_send` of `true`',
+      goal: 'runTool in the server process until the result (prompt confirmed): p50 ≤ 15 ms; the original plugin measured a 71 ms median',
+      ours: `p50 ${ms(send.p50)}, p99 ${ms(send.p99)} (n ${send.n})`,
+      baseline: `50 ms polling model: p50 ${ms(pollingSend.p50)}, p99 ${ms(pollingSend.p99)}; original plugin in DSH: 71 ms median (behaviour.md §5.3)`,
+      ratio: `${round(send.p50 / pollingSend.p50, 2)}x the polling model, ${round(send.p50 / 71, 2)}x the original`,
+      met: send.p50 <= 15,
+      margin: over(send.p50, 15),
+      why:
+        'The engine confirms the prompt 2 ms after the prompt marker is parsed, once /proc says bash is in the foreground and idle; the rest is bash forking nothing for `true`, the PTY round trip and the screen parse. The polling model is bounded below by its 50 ms debounce.',
+      figures: { send, pollingSend },
+    });
+    verdicts.push({
+      id: 'tool-input-wait',
+      title: '3b. Input-wait detection: `read x`',
+      goal: 'shared_terminal_send of `read x` until waitReason stdin_read: p50 ≤ 100 ms',
+      ours: `p50 ${ms(wait.p50)}, p99 ${ms(wait.p99)} (n ${wait.n}; reasons ${waitReasons.join(', ')}); a child reader (\`head -n 1\`): p50 ${ms(childWait.p50)}`,
+      baseline: `50 ms polling model (original rule): \`read x\` ${shellReadOutcomes.includes('stdin_read') ? 'seen' : 'never seen (bash itself is the reader; it ends by the deadline: 30 s in the original)'}; \`head -n 1\`: p50 ${ms(pollingChild.p50)}, p99 ${ms(pollingChild.p99)}`,
+      ratio: `\`head -n 1\`: ${round(childWait.p50 / pollingChild.p50, 2)}x the polling model`,
+      met: wait.p50 <= 100,
+      margin: over(wait.p50, 100),
+      why:
+        'The engine trusts a wait only when /proc shows the reader asleep twice with no output between and at least 15 ms after the last write; it looks every pollIntervalMs (50 ms) and 8 ms after output goes quiet. That costs about two polls; the polling model of the original needs one poll but cannot see bash\'s own `read` at all.',
+      figures: { wait, childWait, pollingChild, shellReadOutcomes },
+    });
+  }
+
+  if (m.reconnect) {
+    const live = summarize(flat(m.reconnect.map((r) => r.live)));
+    const painted = summarize(flat(m.reconnect.map((r) => r.painted)));
+    const arrived = summarize(flat(m.reconnect.map((r) => r.arrived)));
+    const parse = summarize(flat(m.reconnect.map((r) => r.parse)));
+    const server = summarize(flat(m.reconnect.map((r) => r.server.times)));
+    const bytes = m.reconnect[0]!.server.bytes;
+    verdicts.push({
+      id: 'reconnect',
+      title: '4. Reconnect with 10,000 lines of scrollback',
+      goal: '`reconnect()` in the page to the snapshot parsed by the new renderer (view live): p50 ≤ 300 ms',
+      ours: `live p50 ${ms(live.p50)} (p99 ${ms(live.p99)}, n ${live.n}), painted p50 ${ms(painted.p50)}; snapshot ${round(bytes / 1024, 0)} KiB replay (${m.reconnect[0]!.server.historyLines} history lines), server snapshot time p50 ${ms(server.p50)}`,
+      baseline: 'n/a: the plain pipe keeps no history on the server, so a reconnecting page starts empty (10,000 lines lost)',
+      ratio: 'n/a',
+      met: live.p50 <= 300,
+      margin: over(live.p50, 300),
+      why:
+        `The snapshot frame arrives ${ms(arrived.p50)} after reconnect() (token fetch, handshake, server snapshot, ${round(bytes / 1e6, 2)} MB of JSON) and xterm.js then parses the replay for ${ms(parse.p50)}: the browser's parse of the full history is the cost. ` +
+        'Proposed (screen/protocol/element, not the transport): send the viewport and the newest few hundred rows first and the older archive after the view is live (a second, history-only frame written before the live part is not possible in xterm.js without a re-write, so the element would keep a small "older history loading" state), or replay history as plain text plus one SGR per run to cut the parse.',
+      figures: { live, painted, arrived, parse, server, bytes },
+    });
+  }
+
+  if (m.memory) {
+    const per = (r: NonNullable<RawResults['measurements']['memory']>[number]) => ({
+      one: r.product.one.rss - r.product.idle.rss,
+      each: (r.product.all.rss - r.product.idle.rss) / r.product.all.shells.length,
+      heapEach: (r.product.all.heapUsed - r.product.idle.heapUsed) / r.product.all.shells.length,
+      arrayBuffersEach: (r.product.all.arrayBuffers - r.product.idle.arrayBuffers) / r.product.all.shells.length,
+      externalEach: (r.product.all.external - r.product.idle.external) / r.product.all.shells.length,
+      bashEach: r.product.all.shells.reduce((a, b) => a + b, 0) / r.product.all.shells.length,
+      freed: r.product.freed.rss - r.product.idle.rss,
+      baselineEach: (r.baseline.all.rss - r.baseline.idle.rss) / r.baseline.all.shells.length,
+      baselineBashEach: r.baseline.all.shells.reduce((a, b) => a + b, 0) / r.baseline.all.shells.length,
+    });
+    const runs = m.memory.map(per);
+    const pick = (key: keyof ReturnType<typeof per>) => median(runs.map((r) => r[key]));
+    const each = pick('each');
+    const one = pick('one');
+    verdicts.push({
+      id: 'memory',
+      title: '5. Memory per terminal with a full 10,000-line history',
+      goal: 'server-process RSS per idle terminal (one alone, and each of 32 live at once), measured after compaction and two GCs: ≤ 8 MiB each',
+      ours: `one terminal +${mib(one)}; 32 terminals +${mib(each)} each (heap +${mib(pick('heapEach'))}, arrayBuffers +${mib(pick('arrayBuffersEach'))}, external +${mib(pick('externalEach'))} each); bash ${mib(pick('bashEach'))} RSS each (its own process)`,
+      baseline: `+${mib(pick('baselineEach'))} server RSS each (keeps no history; the browser holds it), bash ${mib(pick('baselineBashEach'))} each`,
+      ratio: `${round(each / Math.max(1, pick('baselineEach')), 1)}x the plain pipe's server RSS`,
+      met: Math.max(one, each) <= 8 * MIB,
+      margin: `${over(Math.max(one, each) / MIB, 8)} MiB`,
+      why:
+        `What the terminals really hold is heap + arrayBuffers + external: about ${mib(pick('heapEach') + pick('arrayBuffersEach') + pick('externalEach'))} each, within the goal. RSS is higher because it keeps the peak of the work that filled the history: parsing 10,000 lines in @xterm/headless grows V8's heap (heapTotal) and the malloc arenas, and neither gives pages back after compaction and GC; the first terminal pays it in full (+${mib(one)}, most of it that transient peak, not retained data), later ones reuse part of it. ` +
+        `After disposing all 32 the server's RSS stays +${mib(pick('freed'))} above its start although the heap is back: allocator and V8 retention, not a leak. ` +
+        'Proposed (screen room, the lead\'s): parse a flood in bounded slices and compact while output flows (not only after 1.5 s of quiet), so the emulator never holds more than ~1,000 rows plus a slice and the peak stays small; for hosts, MALLOC_ARENA_MAX=2 and a smaller --max-semi-space-size lower the retained RSS further (not measured here).',
+      figures: { runs: runs.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, Math.round(v)]))) },
+    });
+  }
+
+  if (m.interrupt) {
+    const values = (system: string) => m.interrupt![system]!.map((r) => r.ms);
+    const seen = (system: string) => values(system).filter((v): v is number => v !== null);
+    const ours = median(seen('product'));
+    const base = median(seen('baseline'));
+    const failed = values('product').length - seen('product').length;
+    verdicts.push({
+      id: 'interrupt',
+      title: '6. Interrupt under a flood',
+      goal: 'a person runs `while :; do cat flood; done`, then clicks Interrupt input (baseline: Ctrl-C); click/keydown to the prompt parsed in the page: ≤ 500 ms',
+      ours: `median ${ms(ours)}, max ${ms(Math.max(...seen('product')))} (runs: ${values('product').map((v) => (v === null ? 'none' : round(v, 0))).join(', ')})${failed ? `, ${failed} without a prompt in 60 s` : ''}`,
+      baseline: `median ${ms(base)} (runs: ${values('baseline').map((v) => (v === null ? 'none' : round(v, 0))).join(', ')})`,
+      ratio: `${round(ours / base, 2)}x`,
+      met: failed === 0 && ours <= 500,
+      margin: over(ours, 500),
+      why:
+        'SIGINT stops the flood at once; what remains is the output already read from the PTY (up to the 512 Ki-character window the transport lets the controller fall behind, plus the PTY\'s kernel buffer) that the page must parse before the prompt appears, at the renderer\'s ~1.5–2 MB/s. The baseline has no window, so its page must parse everything the flood produced so far. ' +
+        'Proposed: the smaller window of 2b (64 Ki characters ≈ 40 ms of parsing here) cuts this directly; the transport could also drop the held backlog of a view on interrupt and send a snapshot instead (a change in transport + engine: the engine would need to discard unread PTY output after SIGINT, which the lead owns).',
+      figures: { product: values('product'), baseline: values('baseline') },
+    });
+  }
+
+  if (m.history) {
+    const newest = summarize(flat(m.history.map((r) => r.readNewest.times)));
+    const oldest = summarize(flat(m.history.map((r) => r.readOldest.times)));
+    const reset = summarize(flat(m.history.map((r) => r.reset.times)));
+    const pollingReset = summarize(flat(m.history.map((r) => r.pollingReset.times)));
+    verdicts.push({
+      id: 'read',
+      title: '7a. `shared_terminal_read` with a full 10,000-line history',
+      goal: 'runTool until the result: ≤ 50 ms (the original: 1.1 s)',
+      ours: `newest page (default 500 lines): p50 ${ms(newest.p50)}, p99 ${ms(newest.p99)}; oldest page (offset 9,500): p50 ${ms(oldest.p50)}; result ${round(m.history[0]!.readNewest.bytes / 1024, 0)} KiB`,
+      baseline: 'original plugin in DSH: 1.1 s (behaviour.md §5.3); no plain-pipe equivalent (it keeps no history)',
+      ratio: `${round(newest.p50 / 1100, 3)}x the original`,
+      met: Math.max(newest.p50, oldest.p50) <= 50,
+      margin: over(Math.max(newest.p50, oldest.p50), 50),
+      why: 'Pages come from the text archive and the emulator\'s last 1,000 rows; nothing is re-rendered.',
+      figures: { newest, oldest },
+    });
+    verdicts.push({
+      id: 'reset',
+      title: '7b. `shared_terminal_reset` with a full 10,000-line history',
+      goal: 'runTool until the new shell is at its prompt: ≤ 500 ms (the original: 4.3 s)',
+      ours: `p50 ${ms(reset.p50)}, max ${ms(reset.max)} (n ${reset.n})`,
+      baseline: `polling model (kill, spawn, 50 ms debounce on the first prompt): p50 ${ms(pollingReset.p50)}; original plugin in DSH: 4.3 s`,
+      ratio: `${round(reset.p50 / pollingReset.p50, 2)}x the polling model, ${round(reset.p50 / 4300, 3)}x the original`,
+      met: reset.p50 <= 500,
+      margin: over(reset.p50, 500),
+      why: 'The old process tree is ended and the new bash reaches its first confirmed prompt; the old screen is dropped, never serialized.',
+      figures: { reset, pollingReset },
+    });
+  }
+  return verdicts;
+}
+
+function markdown(raw: RawResults, verdicts: Verdict[]): string {
+  const lines: string[] = [];
+  const status = (v: Verdict) => (v.met === null ? '—' : v.met ? '**met**' : '**missed**');
+  lines.push('# Bench report: the shared terminal against a plain web terminal', '');
+  lines.push(
+    `Generated by \`npm run bench\` (bench/src/main.ts) on ${raw.startedAt}, ${raw.durationSeconds ?? '?'} s, ${raw.runs} runs of each measurement (memory: ${raw.measurements.memory?.length ?? 0}). ` +
+      `Machine: ${raw.machine.cpus} × ${raw.machine.cpuModel}, ${mib(raw.machine.memoryBytes)}, Node ${raw.machine.node}, Chromium ${raw.machine.chromium} (headless, --disable-gpu, DOM renderer). ` +
+      `**Load average** (1/5/15 min) at start ${raw.load.start.join(' / ')}, at the end ${raw.load.end.join(' / ')}; after each measurement: ${Object.entries(raw.load.samples).map(([k, v]) => `${k} ${v[0]}`).join(', ')}. ` +
+      'The machine has 2 cores shared with other engineers\' test runs, so absolute figures are noisy; product and baseline run alternately in the same run, and the report uses medians and ratios.',
+    '',
+  );
+  lines.push('**Product**: `TerminalHub` + `createTerminalTransport` + the built `<shared-terminal>` bundle, default config (40×160, 10,000 lines of scrollback), in its own Node process. ');
+  lines.push('**Baseline** (bench/baseline/server.ts): node-pty → `ws` → xterm.js 6.0.0 in the page (same bash, TERM, prompt, size, xterm.js version); no queue, no mirror, no protocol, no flow control. ');
+  lines.push('**Polling model** (bench/baseline/polling-driver.ts): where the original plugin is the comparison, a small driver over node-pty that works like it: a prompt counts after its OSC 133;D marker plus 50 ms without output, and the foreground is inspected every 50 ms for a reader other than the shell.', '');
+  lines.push('| # | goal | ours | baseline | ratio | verdict |', '|---|---|---|---|---|---|');
+  for (const v of verdicts) lines.push(`| ${v.title.split('.')[0]} ${v.title.split('. ').slice(1).join('. ')} | ${v.goal} | ${v.ours} | ${v.baseline} | ${v.ratio} | ${status(v)} (${v.margin}) |`);
+  lines.push('');
+  for (const v of verdicts) {
+    lines.push(`## ${v.title}`, '');
+    lines.push(`- Goal: ${v.goal}`, `- Ours: ${v.ours}`, `- Baseline: ${v.baseline}`, `- Ratio: ${v.ratio}`, `- Verdict: ${status(v)}, ${v.margin}`, '', v.why, '');
+  }
+  const missed = verdicts.filter((v) => v.met === false);
+  lines.push('## Summary', '');
+  lines.push(`${verdicts.length - missed.length} of ${verdicts.length} goals met.${missed.length ? ` Missed: ${missed.map((v) => v.title).join('; ')}. Causes and proposed changes are under each heading above.` : ''}`, '');
+  lines.push('Raw samples, summaries and verdicts: `bench/results.json`. How to run and what each probe measures: `bench/README.md`.', '');
+  return lines.join('\n');
+}
+
+export function writeReport(raw: RawResults, dir: URL): string[] {
+  const verdicts = judge(raw);
+  const json = new URL('results.json', dir);
+  const report = new URL('REPORT.md', dir);
+  writeFileSync(json, `${JSON.stringify({ ...raw, verdicts }, null, 2)}\n`);
+  writeFileSync(report, markdown(raw, verdicts));
+  return [report.pathname, json.pathname];
+}

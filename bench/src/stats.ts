@@ -1,0 +1,40 @@
+/** Order statistics for small samples (nearest-rank percentiles: p99 of 300 samples is the 297th). */
+export interface Summary {
+  n: number;
+  median: number;
+  p50: number;
+  p99: number;
+  min: number;
+  max: number;
+}
+
+export function percentile(values: readonly number[], p: number): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const rank = Math.max(1, Math.ceil((p / 100) * sorted.length));
+  return sorted[rank - 1]!;
+}
+
+export function median(values: readonly number[]): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+export function summarize(values: readonly number[]): Summary {
+  return {
+    n: values.length,
+    median: round(median(values)),
+    p50: round(percentile(values, 50)),
+    p99: round(percentile(values, 99)),
+    min: round(values.length ? Math.min(...values) : Number.NaN),
+    max: round(values.length ? Math.max(...values) : Number.NaN),
+  };
+}
+
+export function round(value: number, digits = 2): number {
+  if (!Number.isFinite(value)) return value;
+  const f = 10 ** digits;
+  return Math.round(value * f) / f;
+}
