@@ -1,12 +1,13 @@
 // Diagnostic: where a keystroke's echo spends its time under a flood (page keydown → socket → server output
 // event → page arrival → parsed), for the product. `node --conditions=source bench/src/echo-trace.ts`.
 import { chromium } from 'playwright-core';
+import { chromiumLaunchOptions } from '@shared-terminal/element/testing/chromium';
 import { RpcChild } from '../src/rpc.ts';
 import { writeContent, backgroundFloodCommand } from '../src/content.ts';
 import { openProduct } from '../src/pages.ts';
 const files = writeContent();
 const product = await RpcChild.start<{ url: string }>(new URL('../src/product-server.ts', import.meta.url), [files.dir]);
-const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
+const browser = await chromium.launch(chromiumLaunchOptions());
 const page = await openProduct(browser, product.info.url, 'tr');
 await product.call('traceEchoes', { owner: 'tr' });
 await product.call('send', { owner: 'tr', text: backgroundFloodCommand(files, 30, files.dir + '/pid') });

@@ -5,12 +5,14 @@
  * bench/REPORT.md.
  *
  * Options: --runs N (default 3), --only a,b (throughput, echo, tools, reconnect, memory, interrupt,
- * history), --no-write (print only).
+ * history), --keys N (keys per echo run, default 100), --no-write (print only), --from results.json (only
+ * rewrite REPORT.md from an earlier run's raw samples).
  */
 import { cpus, loadavg, totalmem } from 'node:os';
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { chromium } from 'playwright-core';
+import { chromiumLaunchOptions } from '@shared-terminal/element/testing/chromium';
 import { writeContent } from './content.ts';
 import { RpcChild } from './rpc.ts';
 import { echoRun, historyToolsRun, interruptRun, memoryRun, reconnectRun, throughputRun, toolRun, type BenchContext, type EchoRun } from './measures.ts';
@@ -19,16 +21,6 @@ import { median as exactMedian } from './stats.ts';
 
 const median = (values: number[]) => exactMedian(values).toFixed(1);
 
-const CHROMIUM_FLAGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--disable-dev-shm-usage',
-];
 const ALL = ['throughput', 'echo', 'tools', 'reconnect', 'memory', 'interrupt', 'history'] as const;
 
 const { values } = parseArgs({
@@ -37,8 +29,15 @@ const { values } = parseArgs({
     only: { type: 'string' },
     'no-write': { type: 'boolean', default: false },
     keys: { type: 'string', default: '100' },
+    from: { type: 'string' },
   },
 });
+// --from results.json: rewrite REPORT.md (and the verdicts) from the raw samples of an earlier run.
+if (values.from) {
+  const { verdicts: _old, ...previous } = JSON.parse(readFileSync(values.from, 'utf8')) as RawResults & { verdicts?: unknown };
+  console.log(`wrote ${writeReport(previous, new URL('..', import.meta.url)).join(' and ')}`);
+  process.exit(0);
+}
 const runs = Math.max(1, Number(values.runs));
 const keys = Math.max(5, Number(values.keys));
 const selected = new Set(values.only ? values.only.split(',') : ALL);
@@ -70,7 +69,8 @@ async function startServers() {
   return { product, baseline };
 }
 
-const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium', args: CHROMIUM_FLAGS, headless: true });
+// The repository's one description of the system Chromium (CHROMIUM_PATH or /usr/bin/chromium, its flags).
+const browser = await chromium.launch(chromiumLaunchOptions());
 raw.machine.chromium = browser.version();
 try {
   const { product, baseline } = await startServers();
