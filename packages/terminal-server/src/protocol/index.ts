@@ -51,10 +51,12 @@ export const READONLY_SUBPROTOCOL = 'mode.readonly';
 /** base64url of 32 bytes. */
 export const SECRET_PATTERN = /^[A-Za-z0-9_-]{43}$/;
 export const TOKEN_TTL_MS = 10_000;
-/** Unacknowledged output characters at which the server pauses the shell for an acking controller. */
-export const FLOW_WINDOW_CHARS = 524_288;
+/** Unacknowledged output characters at which the server pauses the shell for an acking controller. Small
+ *  on purpose: whatever is in flight must be parsed by the page before a keystroke's echo or an interrupt's
+ *  prompt can show (bench: 512 Ki let echo under a flood wait ~500 ms; 64 Ki ~320 ms, same throughput). */
+export const FLOW_WINDOW_CHARS = 65_536;
 /** ...and the level at which it reads the shell's output again. */
-export const FLOW_RESUME_CHARS = 262_144;
+export const FLOW_RESUME_CHARS = 32_768;
 
 /** Close codes; 4xxx are ours. */
 export const CloseCode = {

@@ -54,8 +54,9 @@ export interface PtyHandle {
   /** Settles once the process has exited and its output has ended. */
   readonly done: Promise<PtyExit>;
   write(data: string): void | Promise<void>;
-  /** undefined when nothing can be inspected (the process is gone). */
-  inspectForeground(): Promise<ForegroundInfo | undefined>;
+  /** undefined when nothing can be inspected (the process is gone). `terminalFlags: false` skips reading
+   *  the terminal flags (which costs a process spawn on Linux) when only the wait itself matters. */
+  inspectForeground(options?: { terminalFlags?: boolean }): Promise<ForegroundInfo | undefined>;
   /** Re-inspects the foreground, signals that group and returns its id. Refuses SIGKILL to the shell itself. */
   signalForeground(signal: ForegroundSignal): Promise<number>;
   /** Ends the whole process tree (polite signals, then SIGKILL after graceMs) and resolves when it is gone. */

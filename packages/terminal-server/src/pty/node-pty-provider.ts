@@ -78,9 +78,9 @@ class NodePtyHandle implements PtyHandle {
     this.pty.write(data);
   }
 
-  inspectForeground(): Promise<ForegroundInfo | undefined> {
+  inspectForeground(options?: { terminalFlags?: boolean }): Promise<ForegroundInfo | undefined> {
     if (this.exited) return Promise.resolve(undefined);
-    if (process.platform === 'linux') return inspectLinuxForeground(this.pid, this.ptsPath);
+    if (process.platform === 'linux') return inspectLinuxForeground(this.pid, this.ptsPath, options);
     return inspectDarwinForeground(this.pid);
   }
 

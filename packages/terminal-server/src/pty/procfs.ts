@@ -228,7 +228,11 @@ export function readTerminalFlags(ptsPath: string): Promise<{ echo: boolean; ica
 /**
  * Inspect the terminal whose session leader (the shell) is `shellPid` and whose slave is `ptsPath`.
  */
-export async function inspectLinuxForeground(shellPid: number, ptsPath: string): Promise<ForegroundInfo | undefined> {
+export async function inspectLinuxForeground(
+  shellPid: number,
+  ptsPath: string,
+  options: { terminalFlags?: boolean } = {},
+): Promise<ForegroundInfo | undefined> {
   const shell = await readProcStat(shellPid);
   if (!shell || shell.state === 'Z') return undefined;
   const pgid = shell.tpgid;
@@ -256,7 +260,7 @@ export async function inspectLinuxForeground(shellPid: number, ptsPath: string):
         info.inputCall = call;
         info.command = member.comm;
         // The shell's own line editor is not a secret prompt; skip the stty spawn there.
-        if (!(member.pid === shellPid && call === 'poll')) {
+        if (options.terminalFlags !== false && !(member.pid === shellPid && call === 'poll')) {
           const flags = await readTerminalFlags(ptsPath);
           if (flags) info.secret = !flags.echo && flags.icanon;
         }

@@ -326,7 +326,7 @@ export class TerminalGeneration extends EventEmitter<GenerationEvents> {
     const mark = this.promptMark;
     const observer = this.observer;
     if (!mark || !observer || observer.interest() === 'none' || this.processStatus.kind !== 'running') return false;
-    const info = await this.handle.inspectForeground().catch(() => undefined);
+    const info = await this.handle.inspectForeground({ terminalFlags: false }).catch(() => undefined);
     if (this.promptMark !== mark) return false; // more output arrived meanwhile
     const shellInFront = info !== undefined && info.processGroupId === this.pid;
     const waitsKnown = this.handle.inputWaitDetection === true;
@@ -385,7 +385,8 @@ export class TerminalGeneration extends EventEmitter<GenerationEvents> {
         this.pollDelay = Math.max(1, WRITE_SETTLE_MS - sinceWrite);
         return;
       }
-      const info = await this.handle.inspectForeground().catch(() => undefined);
+      // The first sighting skips the terminal flags (a process spawn); the confirming one reads them.
+      const info = await this.handle.inspectForeground({ terminalFlags: false }).catch(() => undefined);
       if (!info) return;
       if (this.isInputWait(info)) {
         // Let the program's own prompt text arrive and be parsed before the result is taken, and make
@@ -397,6 +398,7 @@ export class TerminalGeneration extends EventEmitter<GenerationEvents> {
           again &&
           this.isInputWait(again) &&
           again.processGroupId === info.processGroupId &&
+          again.inputCall === info.inputCall &&
           this.sequenceNumber === outputBefore &&
           observer.dispatch() === dispatch &&
           !this.promptMark
@@ -496,7 +498,7 @@ export class TerminalGeneration extends EventEmitter<GenerationEvents> {
   }
 
   inspect(): Promise<ForegroundInfo | undefined> {
-    return this.handle.inspectForeground();
+    return this.handle.inspectForeground({ terminalFlags: false });
   }
 
   signalForeground(signal: ForegroundSignal): Promise<number> {
