@@ -126,9 +126,8 @@ export function judge(raw: RawResults): Verdict[] {
       margin: `p99 ${over(pf.summary.p99, 60)}`,
       why:
         `Where the time goes (medians of this run): the key leaves the page ${ms(pf.sends)} after keydown (the renderer thread is busy), its echo reaches the page ${ms(pf.arrivals)} after keydown, and is parsed ${ms(pf.summary.p50 - pf.arrivals)} later. ` +
-        'A trace with the server\'s output events (bench/README.md) split the middle part: ~100–700 ms until the echo leaves the PTY, because the transport holds the shell\'s output while 512 Ki characters are unacknowledged and the echo queues behind the held flood in the PTY; then ~150–250 ms until the page dispatches the frame, because the renderer thread is saturated by xterm.js parsing and DOM rendering. ' +
-        'Experiment: with the window at 64 Ki/32 Ki characters the median fell from ~500 ms to ~320 ms and throughput did not change (1.11 MB/s either way in that run); the rest is the browser. ' +
-        'Proposed: FLOW_WINDOW_CHARS 512 Ki → 64 Ki and FLOW_RESUME_CHARS → 32 Ki (protocol constants, the lead\'s room; the transport test asserts the 512 Ki window), and in the element, ack per parsed write rather than per 32 Ki; for the browser share, pace output to leave the renderer idle time (a time-based window: the transport knows the controller\'s ack rate) and prefer xterm.js\'s WebGL renderer where a GPU exists. The baseline is far worse: with no flow control its page falls seconds behind and never shows the echo within 2 s.',
+        'A first run traced the middle part to ~100–700 ms until the echo left the PTY, because the transport then held the shell\'s output while 512 Ki characters were unacknowledged, with the echo queued behind the held flood; the window is now 64 Ki / resume 32 Ki (FLOW_WINDOW_CHARS / FLOW_RESUME_CHARS), which took this p99 from ~1.2 s to the figure above at the same throughput. What remains is mostly the browser: the renderer thread is saturated by xterm.js parsing and DOM rendering of the flood, so the frame that carries the echo waits to be dispatched and parsed. ' +
+        'Proposed next: pace output by time rather than characters (the transport knows the controller\'s ack rate, so it can keep the page\'s parse backlog under ~30 ms), ack per parsed write in the element, and prefer xterm.js\'s WebGL renderer where a GPU exists. The baseline is far worse: with no flow control its page falls seconds behind and never shows the echo within 2 s.',
       figures: { product: pf, baseline: bf },
     });
   }
@@ -164,8 +163,7 @@ export function judge(raw: RawResults): Verdict[] {
       met: wait.p50 <= 100,
       margin: over(wait.p50, 100),
       why:
-        'The engine trusts a wait only when /proc shows the reader asleep twice (4 ms apart) with no output between and at least 15 ms after the last write, and looks every pollIntervalMs (50 ms) otherwise. What makes it slow here is the inspection itself: `inspectForeground()` took 22–50 ms per call on this loaded machine (measured directly on a shell in `read x`), because it lists every process in /proc and reads each one\'s stat to find the foreground group, and runs `stty -a` (a fork+exec) when it sees a reader; a detection needs at least two such inspections, and a first one that comes before the reader sleeps costs a 50 ms poll more. The polling model needs one cheap check and is faster for a child reader, but cannot see bash\'s own `read` at all. ' +
-        'Proposed (pty room, the lead\'s): find the foreground group\'s members from the shell\'s own process tree (/proc/<pid>/task/*/children) instead of scanning all of /proc; read the terminal flags once, for the confirming inspection only; poll at 15, 30, 50 ms after a write before falling back to the 50 ms interval. With inspections of a few ms this should bring the p50 to about 20–40 ms (not measured).',
+        'The engine trusts a wait only when /proc shows the reader asleep twice (4 ms apart) with no output between and at least 15 ms after the last write, and looks 8 ms after output goes quiet and every pollIntervalMs (50 ms) otherwise. A first run measured p50 167 ms: each sighting ran `stty -a` (a fork+exec, slow on a loaded machine) to read the terminal flags; now only the confirming inspection reads them, and the foreground group\'s members come from the shell\'s own process tree. The polling model needs one cheap check and matches us for a child reader, but cannot see bash\'s own `read` at all (the original plugin times out after 30 s).',
       figures: { wait, childWait, pollingChild, shellReadOutcomes },
     });
   }
@@ -242,8 +240,8 @@ export function judge(raw: RawResults): Verdict[] {
       met: failed === 0 && ours <= 500,
       margin: over(ours, 500),
       why:
-        'SIGINT stops the flood at once; what remains is the output already read from the PTY (up to the 512 Ki-character window the transport lets the controller fall behind, plus the PTY\'s kernel buffer) that the page must parse before the prompt appears, at the renderer\'s ~1.5–2 MB/s. The baseline has no window, so its page must parse everything the flood produced so far. ' +
-        'Proposed: the smaller window of 2b (64 Ki characters ≈ 40 ms of parsing here) cuts this directly; the transport could also drop the held backlog of a view on interrupt and send a snapshot instead (a change in transport + engine: the engine would need to discard unread PTY output after SIGINT, which the lead owns).',
+        'SIGINT stops the flood at once; what remains is the output already read from the PTY (up to the 64 Ki-character window the transport lets the controller fall behind, 512 Ki in the first run, plus the PTY\'s kernel buffer) that the page must parse before the prompt appears, at the renderer\'s ~1.5–3 MB/s. The baseline has no window, so its page must parse everything the flood produced so far. ' +
+        'Proposed next, for more margin: the transport could drop a view\'s held backlog on interrupt and send a snapshot instead.',
       figures: { product: values('product'), baseline: values('baseline') },
     });
   }
