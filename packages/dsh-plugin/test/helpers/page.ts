@@ -1,22 +1,13 @@
 /**
  * Driving DSH Web (English UI) and the plugin's dock with Playwright on the system's Chromium.
  */
+import { chromiumLaunchOptions } from '@shared-terminal/element/testing/chromium';
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 import { waitFor } from './util.ts';
 
-const CHROMIUM_FLAGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--disable-dev-shm-usage',
-];
-
+/** The system Chromium with the repository's one list of launch flags. */
 export function launchChromium(): Promise<Browser> {
-  return chromium.launch({ executablePath: process.env['CHROMIUM_PATH'] || '/usr/bin/chromium', args: CHROMIUM_FLAGS });
+  return chromium.launch(chromiumLaunchOptions());
 }
 
 export const dock = (page: Page): Locator => page.getByTestId('dsh-interactive-terminal-dock');
