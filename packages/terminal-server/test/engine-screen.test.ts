@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import headless from '@xterm/headless';
-import { runRead, runSend } from '../src/index.ts';
+import { runRead, runReset, runSend } from '../src/index.ts';
 import { makeHub, recordingProvider, type TestHub } from './helpers/engine.ts';
 
 describe('engine: screen and shell environment', () => {
@@ -67,6 +67,18 @@ describe('engine: screen and shell environment', () => {
 });
 
 describe('engine: hub', () => {
+  it('a reset before any shell exists starts generation 1', async () => {
+    const t = makeHub();
+    try {
+      const reset = await runReset(t.hub, 'fresh', {});
+      assert.equal(reset.generation, 1);
+      assert.equal(reset.waitReason, 'prompt');
+      assert.equal((await runSend(t.hub, 'fresh', { text: 'echo one' })).generation, 1);
+    } finally {
+      await t.close();
+    }
+  });
+
   it('concurrent first calls share one shell; events tell transports about owners', async () => {
     const provider = recordingProvider();
     const t = makeHub({}, provider);

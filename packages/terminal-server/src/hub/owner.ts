@@ -361,14 +361,10 @@ export class OwnerTerminal extends EventEmitter<OwnerEvents> {
 
   async reset(abortSignal?: AbortSignal): Promise<OperationResult> {
     if (this.disposed) throw new TerminalError('disposed', QUEUE_MESSAGES.disposed);
-    if (!this.current && !this.creating) {
-      // Nothing to replace yet: the first generation is the reset's result.
-      const handle = this.queue.enqueue('reset', abortSignal ? { signal: abortSignal } : {});
-      return handle.result;
-    }
-    await this.ensure().catch(() => undefined);
-    const handle = this.queue.enqueue('reset', abortSignal ? { signal: abortSignal } : {});
-    return handle.result;
+    // A creation under way finishes first, so the reset replaces it. With nothing created yet, the
+    // first generation is the reset's own result (generation 1, not 2).
+    if (this.current || this.creating) await this.ensure().catch(() => undefined);
+    return this.queue.enqueue('reset', abortSignal ? { signal: abortSignal } : {}).result;
   }
 
   private async runModelOperation(

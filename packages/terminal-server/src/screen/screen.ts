@@ -185,11 +185,6 @@ export class Screen {
     }
   }
 
-  /** Parse text and resolve once parsed (tests and one-off writes). */
-  writeAndWait(text: string): Promise<void> {
-    return new Promise((resolve) => this.write(text, resolve));
-  }
-
   /**
    * Run `task` at the current end of the parse queue: after everything written so far is parsed and
    * before anything written later is, synchronously inside the emulator's run.
