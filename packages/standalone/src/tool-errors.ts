@@ -2,7 +2,7 @@
  * Engine failures as HTTP statuses and stable codes. The engine's codes pass through unchanged (they are
  * what the MCP error results and the DSH plugin report too); only the status is chosen here.
  */
-import { QueueError, TerminalError, ToolArgsError } from '@shared-terminal/server';
+import { CodedError } from '@shared-terminal/server';
 
 export interface ToolFailure {
   status: number;
@@ -33,7 +33,8 @@ const STATUS_BY_CODE: Readonly<Record<string, number>> = {
 };
 
 export function describeToolFailure(error: unknown): ToolFailure {
-  if (error instanceof ToolArgsError || error instanceof TerminalError || error instanceof QueueError) {
+  // Every engine failure (arguments, queue, grant refusal, terminal) carries a stable code.
+  if (error instanceof CodedError) {
     return { status: STATUS_BY_CODE[error.code] ?? 500, code: error.code, message: error.message };
   }
   const message = error instanceof Error ? error.message : String(error);

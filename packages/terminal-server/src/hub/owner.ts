@@ -349,13 +349,8 @@ export class OwnerTerminal extends EventEmitter<OwnerEvents> {
   }
 
   async signal(signal: ForegroundSignal, abortSignal?: AbortSignal): Promise<CapturedOutcome> {
-    const generation = await this.ensure();
-    if (generation.status.kind === 'running' && signal === 'SIGKILL') {
-      const info = await generation.inspect();
-      if (info && info.processGroupId === generation.pid && this.queue.idle) {
-        throw new TerminalError('signal-refused', 'SIGKILL to the shell itself is refused; use shared_terminal_reset to replace the shell');
-      }
-    }
+    // SIGKILL to the shell itself is refused at delivery, where the foreground is re-inspected (GrantRefused).
+    await this.ensure();
     return this.runModelOperation('signal', { signal }, abortSignal);
   }
 

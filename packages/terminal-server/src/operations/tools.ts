@@ -3,6 +3,7 @@
  * the owner's terminal, and a result object whose JSON never exceeds maxToolOutputBytes. DSH, the HTTP
  * API and MCP all call these, so the model sees the same tool everywhere.
  */
+import { CodedError } from '../errors.ts';
 import { FOREGROUND_SIGNALS, type ForegroundSignal } from '../pty/contract.ts';
 import type { TerminalHub } from '../hub/hub.ts';
 import type { CapturedOutcome, OwnerState } from '../hub/owner.ts';
@@ -13,11 +14,9 @@ import { utf8Length, utf8Tail, wellFormed } from '../screen/utf8.ts';
 export const TOOL_NAMES = ['shared_terminal_send', 'shared_terminal_read', 'shared_terminal_signal', 'shared_terminal_reset'] as const;
 export type ToolName = (typeof TOOL_NAMES)[number];
 
-export class ToolArgsError extends Error {
-  readonly code = 'invalid-arguments';
+export class ToolArgsError extends CodedError<'invalid-arguments'> {
   constructor(message: string) {
-    super(message);
-    this.name = 'ToolArgsError';
+    super('ToolArgsError', 'invalid-arguments', message);
   }
 }
 

@@ -88,7 +88,7 @@ class NodePtyHandle implements PtyHandle {
     const info = await this.inspectForeground();
     if (!info) throw new ForegroundSignalError('the terminal has no foreground process to signal');
     if (signal === 'SIGKILL' && info.processGroupId === this.pid) {
-      throw new ForegroundSignalError('SIGKILL to the shell itself is refused; use reset to replace the shell');
+      throw new ForegroundSignalError('SIGKILL to the shell itself is refused; use shared_terminal_reset to replace the shell');
     }
     process.kill(-info.processGroupId, signal);
     return info.processGroupId;

@@ -497,10 +497,6 @@ export class TerminalGeneration extends EventEmitter<GenerationEvents> {
     this.kick();
   }
 
-  inspect(): Promise<ForegroundInfo | undefined> {
-    return this.handle.inspectForeground({ terminalFlags: false });
-  }
-
   signalForeground(signal: ForegroundSignal): Promise<number> {
     return this.handle.signalForeground(signal);
   }
