@@ -163,14 +163,8 @@ describe('dsh-interactive-terminal in DSH Web 0.1.0-rc.8 (installed from the pac
     await waitFor(() => notices(web, 'hello').length === 1, 'the notice of the idle interaction');
   });
 
-  it('2a. the model\'s send returned stdin_read; the person answers both prompts; one notice; the next read has the answers', async () => {
-    const scenario = 'two prompts answered at the terminal';
-    await startConversation(page, scenario, { newSession: true });
-    await openTerminal(page);
-    await waitFor(() => toolResults(web, scenario).length >= 1, 'the send to return');
-    const [send] = toolResults(web, scenario);
-    assert.equal(send!.value?.['waitReason'], 'stdin_read', send!.text);
-    await waitForScreen(page, /first\?$/m, 'the first prompt');
+  /** The person answers `first?` (already on screen) and `second?`; the model reads after exactly one notice. */
+  async function answerBothPromptsThenRead(scenario: string): Promise<void> {
     await typeInTerminal(page, '你好');
     await waitForScreen(page, /second\?$/m, 'the second prompt');
     await typeInTerminal(page, '🙂');
@@ -183,6 +177,17 @@ describe('dsh-interactive-terminal in DSH Web 0.1.0-rc.8 (installed from the pac
     assert.match(`${String(read!.value?.['text'])}\n${String(read!.value?.['viewport'])}`, /answers: 你好\|🙂/);
     await sleep(500);
     assert.equal(notices(web, scenario).length, 1, 'exactly one notice');
+  }
+
+  it('2a. the model\'s send returned stdin_read; the person answers both prompts; one notice; the next read has the answers', async () => {
+    const scenario = 'two prompts answered at the terminal';
+    await startConversation(page, scenario, { newSession: true });
+    await openTerminal(page);
+    await waitFor(() => toolResults(web, scenario).length >= 1, 'the send to return');
+    const [send] = toolResults(web, scenario);
+    assert.equal(send!.value?.['waitReason'], 'stdin_read', send!.text);
+    await waitForScreen(page, /first\?$/m, 'the first prompt');
+    await answerBothPromptsThenRead(scenario);
     const calls = sessionCalls(web, scenario);
     const noticeCall = calls.find((call) => call.fresh.some((message) => message.source.plugin === 'dsh-interactive-terminal'))!;
     assert.equal(SCENARIOS[scenario]![noticeCall.step] && 'tool' in SCENARIOS[scenario]![noticeCall.step]! ? (SCENARIOS[scenario]![noticeCall.step] as { tool: string }).tool : '', 'shared_terminal_read', 'the call after the notice is the read');
@@ -202,18 +207,7 @@ describe('dsh-interactive-terminal in DSH Web 0.1.0-rc.8 (installed from the pac
       return results.length >= 1 ? results : undefined;
     }, 'the send to return after the takeover');
     assert.equal(send!.value?.['waitReason'], 'human_handoff', send!.text);
-    await typeInTerminal(page, '你好');
-    await waitForScreen(page, /second\?$/m, 'the second prompt');
-    await typeInTerminal(page, '🙂');
-    await waitForScreen(page, /^answers: 你好\|🙂$/m, 'the answers');
-    const [, read] = await waitFor(() => {
-      const results = toolResults(web, scenario);
-      return results.length >= 2 ? results : undefined;
-    }, 'the model to read after the notice');
-    // The answers are on the screen: the read's viewport (its history page holds what scrolled off).
-    assert.match(`${String(read!.value?.['text'])}\n${String(read!.value?.['viewport'])}`, /answers: 你好\|🙂/);
-    await sleep(500);
-    assert.equal(notices(web, scenario).length, 1, 'exactly one notice');
+    await answerBothPromptsThenRead(scenario);
     assert.match(notices(web, scenario)[0]!.text, /took over/);
   });
 
