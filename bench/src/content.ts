@@ -9,8 +9,9 @@ import { join } from 'node:path';
 export const THROUGHPUT_BYTES = 20_000_000;
 /** History lines printed to fill a 10,000-line scrollback (a little more, so that it is full). */
 export const HISTORY_LINES = 10_100;
-/** The OSC the page's probe listens for (xterm's parser calls its handler when it reaches it). */
-export const DONE_OSC = '\\033]777;bench-done\\007';
+/** The line that ends the throughput stream; the page's probe looks for it in what the renderer parsed
+ *  (the command prints it through a format, so the echoed command line does not contain it). */
+export const DONE_TEXT = 'bench-throughput-done';
 
 export interface ContentFiles {
   dir: string;
@@ -39,7 +40,9 @@ function fill(bytes: number, words: readonly string[]): string {
     parts.push(line);
     size += line.length;
   }
-  return parts.join('').slice(0, bytes - 1) + '\n';
+  // Whole lines only: a line cut inside an escape sequence would swallow the first letter of what follows.
+  const text = parts.join('');
+  return text.slice(0, text.lastIndexOf('\n', bytes - 1) + 1);
 }
 
 export function writeContent(): ContentFiles {
@@ -56,9 +59,9 @@ export function historyCommand(lines: number): string {
   return `awk 'BEGIN{for(i=1;i<=${lines};i++) printf "\\033[3%dmline %05d\\033[0m the quick brown fox jumps over the lazy dog \\033[1m%s\\033[0m %d\\n", i%7+1, i, "0123456789abcdefghijklmnopqrstuvwxyz", i*i}'`;
 }
 
-/** Prints the throughput file, then the done OSC. */
+/** Prints the throughput file, then the done line. */
 export function throughputCommand(files: ContentFiles): string {
-  return `cat ${files.throughput}; printf '${DONE_OSC}'`;
+  return `cat ${files.throughput}; printf 'bench-%s-done\\n' throughput`;
 }
 
 /** A flood that starts after the prompt is back and ends by itself (or when its pid file is used). */

@@ -59,15 +59,19 @@ async function command(context: BenchContext, session: Session, text: string): P
 
 // ------------------------------------------------------------------------------------------ 1. throughput
 
-export async function throughputRun(context: BenchContext, system: System): Promise<{ mbPerSecond: number; seconds: number }> {
+export async function throughputRun(context: BenchContext, system: System): Promise<{ mbPerSecond: number; seconds: number; parsedMB: number }> {
   const session = await open(context, system, 'throughput');
   try {
+    const before = await session.page.evaluate(() => (window as unknown as { __bench: { parsedChars: number } }).__bench.parsedChars);
     const { start } = await command(context, session, throughputCommand(context.files));
-    await session.page.waitForFunction(() => (window as unknown as { __bench: { osc: unknown[] } }).__bench.osc.length > 0, undefined, { timeout: 240_000, polling: 100 });
-    const end = await session.page.evaluate(() => performance.timeOrigin + (window as unknown as { __bench: { osc: { t: number }[] } }).__bench.osc[0]!.t);
+    await session.page.waitForFunction(() => (window as unknown as { __bench: { done: unknown[] } }).__bench.done.length > 0, undefined, { timeout: 120_000, polling: 100 });
+    const { end, parsed } = await session.page.evaluate(() => {
+      const b = (window as unknown as { __bench: { done: { t: number }[]; parsedChars: number } }).__bench;
+      return { end: performance.timeOrigin + b.done[0]!.t, parsed: b.parsedChars };
+    });
     if (system === 'product') await context.product.call('awaitSend', { owner: session.id });
     const seconds = (end - start) / 1000;
-    return { seconds, mbPerSecond: THROUGHPUT_BYTES / 1e6 / seconds };
+    return { seconds, mbPerSecond: THROUGHPUT_BYTES / 1e6 / seconds, parsedMB: (parsed - before) / 1e6 };
   } finally {
     await session.close();
   }
@@ -78,8 +82,11 @@ export async function throughputRun(context: BenchContext, system: System): Prom
 const LETTERS = 'abcdefghijklnopqrstuvwxyz'; // no `m`: SGR sequences in the flood end with it
 
 export interface EchoRun {
-  /** keydown → echo parsed into xterm's buffer (the goal's figure), and → the next frame. */
+  /** keydown → echo shown: its glyph parsed into xterm's buffer or, for a page that skipped ahead past
+   *  it, a screen at least as new as the echo parsed (the goal's figure); and → the next frame. */
   latencies: number[];
+  /** How many of the echoes were shown by their own glyph being parsed (the rest by a newer screen). */
+  glyphs?: number;
   paints: number[];
   /** keydown → the key left on the WebSocket, and → the echo arrived on it (where the time goes). */
   sends: number[];
@@ -95,7 +102,10 @@ export async function echoRun(context: BenchContext, system: System, options: { 
   const sends: number[] = [];
   const arrivals: number[] = [];
   let missed = 0;
+  let glyphs = 0;
+  let traced = 0;
   try {
+    if (system === 'product') await context.product.call('traceEchoes', { owner: session.id });
     if (options.flood) {
       const flood = backgroundFloodCommand(context.files, 60, pidFile);
       if (system === 'product') await context.product.call('send', { owner: session.id, text: flood });
@@ -105,27 +115,18 @@ export async function echoRun(context: BenchContext, system: System, options: { 
     await focusTerminal(session.page, system);
     for (let i = 0; i < options.keys; i++) {
       const ch = LETTERS[i % LETTERS.length]!;
+      // Echo events seen so far belong to earlier keys.
+      if (system === 'product') traced += (await context.product.call<unknown[]>('echoTrace', { owner: session.id, from: traced })).length;
       await session.page.evaluate((c) => ((window as unknown as { __bench: { expect: string | null } }).__bench.expect = c), ch);
       await session.page.keyboard.press(ch);
       try {
-        const handle = await session.page.waitForFunction(
-          (c) => {
-            const b = (window as unknown as { __bench: { keys: { key: string; t: number }[]; echoes: { ch: string; t: number; paint: number }[] } }).__bench;
-            const echo = b.echoes.at(-1);
-            const key = b.keys.filter((k) => k.key === c).at(-1);
-            const b2 = b as unknown as { sent: Record<string, number>; arrived: Record<string, number> };
-            return echo && key && echo.ch === c && echo.t >= key.t && echo.paint > 0
-              ? { latency: echo.t - key.t, paint: echo.paint - key.t, sent: (b2.sent[c] ?? NaN) - key.t, arrived: (b2.arrived[c] ?? NaN) - key.t }
-              : false;
-          },
-          ch,
-          { timeout: 2000, polling: 5 },
-        );
-        const { latency, paint, sent, arrived } = (await handle.jsonValue()) as { latency: number; paint: number; sent: number; arrived: number };
-        latencies.push(latency);
-        paints.push(paint);
-        sends.push(sent);
-        arrivals.push(arrived);
+        const shown = await waitForEcho(context, session, ch, traced);
+        traced = shown.traced;
+        latencies.push(shown.latency);
+        paints.push(shown.paint);
+        sends.push(shown.sent);
+        arrivals.push(shown.arrived);
+        if (shown.glyph) glyphs += 1;
       } catch {
         missed += 1;
         await session.page.evaluate(() => ((window as unknown as { __bench: { expect: string | null } }).__bench.expect = null));
@@ -142,7 +143,53 @@ export async function echoRun(context: BenchContext, system: System, options: { 
     rmSync(pidFile, { force: true });
     await session.close();
   }
-  return { latencies, paints, sends, arrivals, missed };
+  return { latencies, paints, sends, arrivals, missed, glyphs };
+}
+
+interface EchoShown {
+  latency: number;
+  paint: number;
+  sent: number;
+  arrived: number;
+  glyph: boolean;
+  traced: number;
+}
+
+/**
+ * Wait (at most 2 s) until the echo of `ch` is shown in the page. The baseline parses every byte, so that
+ * is its glyph being parsed. The product's page may skip ahead of a flood it cannot keep up with: there the
+ * echo also counts as shown once the page acked a sequence at least as new as the server's output event
+ * that carried it (the screen it then shows is at least as new as the echo; in a flood the glyph itself
+ * may have scrolled away by then, as it would in any terminal). Times are the page's.
+ */
+async function waitForEcho(context: BenchContext, session: Session, ch: string, traced: number): Promise<EchoShown> {
+  const deadline = Date.now() + 2000;
+  let echoSequence: number | undefined;
+  for (;;) {
+    const state = await session.page.evaluate(
+      ({ c, sequence }) => {
+        const b = (window as unknown as { __bench: { keys: { key: string; t: number }[]; echoes: { ch: string; t: number; paint: number }[]; acks: { sequence: number; t: number }[]; sent: Record<string, number>; arrived: Record<string, number> } }).__bench;
+        const key = b.keys.filter((k) => k.key === c).at(-1);
+        if (!key) return null;
+        const echo = b.echoes.at(-1);
+        const glyph = echo && echo.ch === c && echo.t >= key.t && echo.paint > 0 ? echo : undefined;
+        const ack = sequence === null ? undefined : b.acks.find((a) => a.t >= key.t && a.sequence >= sequence);
+        if (!glyph && !ack) return null;
+        const byGlyph = glyph !== undefined && (ack === undefined || glyph.t <= ack.t);
+        const t = byGlyph ? glyph!.t : ack!.t;
+        return { latency: t - key.t, paint: (byGlyph ? glyph!.paint : t) - key.t, glyph: byGlyph, sent: (b.sent[c] ?? NaN) - key.t, arrived: (b.arrived[c] ?? NaN) - key.t };
+      },
+      { c: ch, sequence: echoSequence ?? null },
+    );
+    if (state) return { ...state, traced };
+    if (Date.now() > deadline) throw new Error(`no echo of ${ch}`);
+    if (session.system === 'product' && echoSequence === undefined) {
+      const entries = await context.product.call<{ ch: string; sequence: number }[]>('echoTrace', { owner: session.id, from: traced });
+      traced += entries.length;
+      echoSequence = entries.find((e) => e.ch.includes(ch))?.sequence;
+    }
+    await sleep(5);
+  }
 }
 
 // ------------------------------------------------------------------------------------------ 3. tool round trips

@@ -5,7 +5,9 @@
  * - an awaited echo character was parsed into the buffer (keystroke echo),
  * - a large write (a snapshot replay) was parsed (reconnect),
  * - the cursor line became a prompt after an interrupt,
- * and, through an OSC 777 handler on every renderer, when the end of the throughput stream was parsed.
+ * - the end of the throughput stream (its closing text line) was parsed,
+ * and how many characters each page parsed in all (a view that skips ahead parses fewer). A character is
+ * looked for in the text outside escape sequences only (a replay's `ESC c` is not a typed `c`).
  * Keydown and click times come from capture listeners (`event.timeStamp`, same clock as performance.now()).
  */
 
@@ -14,11 +16,15 @@ export interface ProbeState {
   clicks: { t: number }[];
   expect: string | null;
   echoes: { ch: string; t: number; paint: number }[];
-  osc: { t: number }[];
+  done: { t: number }[];
+  parsedChars: number;
   bigWrites: { length: number; t0: number; t: number; paint: number }[];
   /** For the awaited echo character: when its key left on the socket and when its echo arrived. */
   sent: Record<string, number>;
   arrived: Record<string, number>;
+  /** Acks the product's page sent (sequence parsed, when): a page that skips ahead shows a screen at least
+   *  as new as an output once it acks that output's sequence (or a later one). */
+  acks: { sequence: number; t: number }[];
   /** Large WebSocket messages (snapshots), when they arrived. */
   bigMessages: { length: number; t: number }[];
   prompt: { since: number; t: number | null; paint: number | null };
@@ -27,9 +33,10 @@ export interface ProbeState {
 
 interface ProbedTerminal {
   write(data: string | Uint8Array, callback?: () => void): void;
-  parser: { registerOscHandler(ident: number, handler: (data: string) => boolean): unknown };
   buffer: { active: { baseY: number; cursorY: number; cursorX: number; getLine(y: number): { translateToString(trim?: boolean): string } | undefined } };
-  __benchOsc?: boolean;
+  __benchSeen?: boolean;
+  /** The end of the previous write: the done line may be split across two chunks. */
+  __benchTail?: string;
 }
 
 interface ProbeWindow {
@@ -40,7 +47,7 @@ interface ProbeWindow {
 export function installProbe(): void {
   const w = window as unknown as ProbeWindow;
   const hooked = new WeakSet<object>();
-  const state: ProbeState = { keys: [], clicks: [], expect: null, echoes: [], osc: [], bigWrites: [], bigMessages: [], sent: {}, arrived: {}, prompt: { since: Infinity, t: null, paint: null }, terms: 0 };
+  const state: ProbeState = { keys: [], clicks: [], expect: null, echoes: [], done: [], parsedChars: 0, bigWrites: [], bigMessages: [], sent: {}, arrived: {}, acks: [], prompt: { since: Infinity, t: null, paint: null }, terms: 0 };
   addEventListener('keydown', (event) => state.keys.push({ key: event.key, t: event.timeStamp }), true);
   addEventListener('click', (event) => state.clicks.push({ t: event.timeStamp }), true);
   // The product speaks JSON frames (the text is in `data` or `input`); the baseline sends raw text.
@@ -53,6 +60,15 @@ export function installProbe(): void {
       return '';
     }
   };
+  // Printable text of a chunk of terminal output: OSC, CSI, charset and other escape sequences removed.
+  const visible = (text: string): string =>
+    text
+      .replace(/\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)/g, '')
+      .replace(/\x1b\[[0-?]*[ -/]*[@-~]/g, '')
+      .replace(/\x1b[()*+][ -~]/g, '')
+      .replace(/\x1b[ -~]/g, '');
+  const carries = (text: string, ch: string): boolean => text.includes(ch) && visible(text).includes(ch);
+  const DONE_TEXT = 'bench-throughput-done';
   const NativeSocket = WebSocket;
   (window as unknown as { WebSocket: typeof WebSocket }).WebSocket = class extends NativeSocket {
     constructor(url: string | URL, protocols?: string | string[]) {
@@ -62,10 +78,15 @@ export function installProbe(): void {
         const t = performance.now();
         if (event.data.length > 100_000) state.bigMessages.push({ length: event.data.length, t });
         const expected = state.expect;
-        if (expected !== null && state.arrived[expected] === undefined && payload(event.data, 'data').includes(expected)) state.arrived[expected] = t;
+        if (expected !== null && state.arrived[expected] === undefined && carries(payload(event.data, 'data'), expected)) state.arrived[expected] = t;
       });
     }
     override send(data: string | ArrayBufferLike | Blob | ArrayBufferView): void {
+      if (typeof data === 'string' && data.startsWith('{"v":1,"type":"ack"')) {
+        const sequence = (JSON.parse(data) as { sequence: number }).sequence;
+        state.acks.push({ sequence, t: performance.now() });
+        if (state.acks.length > 5000) state.acks.splice(0, 2500);
+      }
       const expected = state.expect;
       if (expected !== null && typeof data === 'string' && payload(data, 'input').includes(expected)) {
         state.sent[expected] = performance.now();
@@ -82,18 +103,19 @@ export function installProbe(): void {
       hooked.add(proto);
       const original = proto.write;
       proto.write = function (this: ProbedTerminal, data: string | Uint8Array, callback?: () => void) {
-        if (!this.__benchOsc) {
-          this.__benchOsc = true;
+        if (!this.__benchSeen) {
+          this.__benchSeen = true;
           state.terms += 1;
-          this.parser.registerOscHandler(777, () => {
-            state.osc.push({ t: performance.now() });
-            return true;
-          });
         }
         const text = typeof data === 'string' ? data : '';
+        state.parsedChars += text.length;
         const probes: (() => void)[] = [];
+        if (((this.__benchTail ?? '') + text.slice(0, DONE_TEXT.length)).includes(DONE_TEXT) || text.includes(DONE_TEXT)) {
+          probes.push(() => state.done.push({ t: performance.now() }));
+        }
+        this.__benchTail = text.slice(-DONE_TEXT.length);
         const expected = state.expect;
-        if (expected !== null && text.includes(expected)) {
+        if (expected !== null && carries(text, expected)) {
           state.expect = null;
           probes.push(() => {
             const echo = { ch: expected, t: performance.now(), paint: 0 };

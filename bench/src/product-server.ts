@@ -185,16 +185,16 @@ serveRpc(
     },
     /** Record when the owner's output events carry letters (typed-key echoes in a digits-only flood). */
     traceEchoes({ owner }: { owner: string }) {
-      const trace: { ch: string; t: number }[] = [];
-      hub.acquire(owner).on('output', (event: { data: string }) => {
+      const trace: { ch: string; t: number; sequence: number }[] = [];
+      hub.acquire(owner).on('output', (event: { data: string; sequence: number }) => {
         const letters = event.data.replace(/\x1b\[[0-9;]*m/g, '').match(/[a-z]/g);
-        if (letters) trace.push({ ch: letters.join(''), t: wallNow() });
+        if (letters) trace.push({ ch: letters.join(''), t: wallNow(), sequence: event.sequence });
       });
       traces.set(owner, trace);
       return {};
     },
-    echoTrace({ owner }: { owner: string }) {
-      return traces.get(owner) ?? [];
+    echoTrace({ owner, from = 0 }: { owner: string; from?: number }) {
+      return (traces.get(owner) ?? []).slice(from);
     },
     transportStats() {
       return transport.stats();

@@ -17,7 +17,7 @@ export interface RawResults {
   machine: { cpus: number; cpuModel: string; memoryBytes: number; node: string; chromium: string };
   load: { start: number[]; end: number[]; samples: Record<string, number[]> };
   measurements: {
-    throughput?: Record<string, { mbPerSecond: number; seconds: number }[]>;
+    throughput?: Record<string, { mbPerSecond: number; seconds: number; parsedMB?: number }[]>;
     echo?: Record<string, { idle: EchoRun[]; flood: EchoRun[] }>;
     tools?: {
       send: { times: number[]; reasons: string[] };

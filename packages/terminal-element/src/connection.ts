@@ -185,7 +185,7 @@ export class TerminalConnection {
     this.timers = options.timers ?? defaultTimers;
     this.retryPolicy = { ...DEFAULT_RETRY, ...options.retry };
     this.heartbeatMs = options.heartbeatMs ?? 15000;
-    this.ackEveryChars = options.ackEveryChars ?? 32768;
+    this.ackEveryChars = options.ackEveryChars ?? 8192;
   }
 
   // ---------------------------------------------------------------------------------------------- events
@@ -590,7 +590,9 @@ export class TerminalConnection {
     this.currentGeneration = frame.generation;
     this.currentSequence = frame.sequence;
     this.parsedSequence = Math.min(this.parsedSequence, frame.sequence);
-    this.ackedSequence = Math.min(this.ackedSequence, frame.sequence);
+    // Every snapshot is acked once parsed, even one with the sequence already acked (a full snapshot after
+    // a catch-up): the server counts its replay as in flight until then.
+    this.ackedSequence = Math.min(this.ackedSequence, frame.sequence - 1);
     this.unackedChars = 0;
     this.geometry = { rows: frame.rows, cols: frame.cols };
     this.awaitingResync = false;

@@ -317,10 +317,26 @@ export class SharedTerminalElement extends LitElement {
   private applySnapshot(frame: SnapshotFrame): void {
     const host = this.renderRoot.querySelector<HTMLElement>('.xterm-host');
     if (!host) return;
+    const current = this.term;
+    if (
+      current &&
+      this.termGeneration === frame.generation &&
+      current.rows === frame.rows &&
+      current.cols === frame.cols &&
+      current.options.scrollback === frame.scrollbackLines
+    ) {
+      // Same shell, same size (a catch-up after a flood, a resync, a reconnect): rebuild the screen in place.
+      // The full reset is written in order, so writes queued before it land before it and never after.
+      const connection = this.connection;
+      current.write(`\x1bc${frame.replay}`, () => {
+        if (current === this.term) connection?.parsed(frame.sequence, 0);
+      });
+      return;
+    }
     const root = this.renderRoot as ShadowRoot;
     const hadFocus = !!this.term && !!root.activeElement && host.contains(root.activeElement);
     this.disposeRenderer();
-    // Every snapshot gets a fresh renderer: writes queued on the old one must never land on the new screen.
+    // Another shell or size: a fresh renderer (writes queued on the old one must never land on the new screen).
     const term = new Terminal({
       rows: frame.rows,
       cols: frame.cols,

@@ -6,7 +6,7 @@ export * from './errors.ts';
 export * from './pty/contract.ts';
 export { createNodePtyProvider } from './pty/node-pty-provider.ts';
 export { inspectLinuxForeground, readProcStat, descendantPids, sessionProcesses } from './pty/procfs.ts';
-export { MarkerFilter, prepareShellLaunch, scrubEnvironment, DEFAULT_PS1, type ShellMarker } from './shell/integration.ts';
+export { MarkerFilter, unfinishedSequenceStart, prepareShellLaunch, scrubEnvironment, DEFAULT_PS1, type ShellMarker } from './shell/integration.ts';
 export { Screen, LIVE_SCROLLBACK, type ScreenSnapshot, type ScreenPage, type CaptureResult } from './screen/screen.ts';
 export { utf8Length, utf8Tail, wellFormed } from './screen/utf8.ts';
 export * from './queue/clock.ts';

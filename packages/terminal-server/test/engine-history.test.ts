@@ -34,6 +34,21 @@ describe('engine: long history', () => {
     assert.deepEqual(all.slice(i, i + 3), ['1', '2', '3']);
   });
 
+  it('while output flows the emulator holds at most a step past the live scrollback: older rows are archived at once, none lost', async () => {
+    const generation = t.hub.get('history')!.generation!;
+    let peak = 0;
+    const sampler = setInterval(() => (peak = Math.max(peak, generation.emulatorHistoryRows)), 1);
+    const r = await runSend(t.hub, 'history', { text: "seq -f 'flowing %g' 1 20000" });
+    clearInterval(sampler);
+    assert.equal(r.waitReason, 'prompt');
+    // Without archiving while it flows the emulator would hold the whole 5,000-row history here.
+    assert.ok(peak > 0 && peak <= LIVE_SCROLLBACK + 2000 + 800, `emulator history peaked at ${peak} rows`);
+    const lines = (await generation.allText()).split('\n');
+    const last = lines.lastIndexOf('flowing 20000');
+    assert.ok(last > 4000, 'the history holds the newest rows');
+    for (let k = 0; k < 4000; k++) assert.equal(lines[last - k], `flowing ${20000 - k}`, `row ${k} from the end`);
+  });
+
   it('a snapshot rebuilds archived rows with their colours', async () => {
     await runSend(t.hub, 'history', { text: `for i in $(seq 1 1500); do printf '\\033[1;3%dmrow %d\\033[0m plain\\n' $((i % 7 + 1)) $i; done` });
     const generation = t.hub.get('history')!.generation!;

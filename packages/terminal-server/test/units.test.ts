@@ -3,7 +3,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { boundResult, ConfigError, DEFAULT_CONFIG, MarkerFilter, parseReadArgs, parseSendArgs, resolveConfig, utf8Length, utf8Tail, type BaseResult } from '../src/index.ts';
+import { boundResult, ConfigError, DEFAULT_CONFIG, MarkerFilter, unfinishedSequenceStart, parseReadArgs, parseSendArgs, resolveConfig, utf8Length, utf8Tail, type BaseResult } from '../src/index.ts';
 
 describe('config', () => {
   it('an empty config resolves to the documented defaults', () => {
@@ -87,11 +87,58 @@ describe('marker filter', () => {
     }
   });
 
+  it('ends every chunk between escape sequences: an unfinished one waits for its rest (or the flush)', () => {
+    const coloured = 'ab\x1b[38;5;208mcd\x1b]0;title\x07ef\x1b(Bgh\x1b7\x1b[0m';
+    for (let split = 0; split <= coloured.length; split++) {
+      const filter = new MarkerFilter(nonce);
+      const a = filter.push(coloured.slice(0, split));
+      assert.equal(unfinishedSequenceStart(a.text), -1, `chunk cut at ${split} ends between sequences: ${JSON.stringify(a.text)}`);
+      const b = filter.push(coloured.slice(split));
+      assert.equal(a.text + b.text + filter.flush(), coloured, `split at ${split}`);
+    }
+    // Held back only until the flush (the generation flushes once the stream pauses), and never a long tail.
+    const lone = new MarkerFilter(nonce);
+    assert.equal(lone.push('x\x1b[12').text, 'x');
+    assert.equal(lone.holding, true);
+    assert.equal(lone.flush(), '\x1b[12');
+    const long = `\x1b]0;${'t'.repeat(5000)}`;
+    assert.equal(new MarkerFilter(nonce).push(long).text, long);
+  });
+
   it('ignores a status above 255 and passes foreign OSC through', () => {
     const filter = new MarkerFilter(nonce);
     const { text, markers } = filter.push(`a\x1b]633;D;${nonce};999\x07b\x1b]0;title\x07`);
     assert.equal(markers.length, 0);
     assert.equal(text, 'ab\x1b]0;title\x07');
+  });
+});
+
+describe('archived rows', () => {
+  it('reading the emulator words gives exactly what the cell API gives, for every attribute and glyph', async () => {
+    const { Terminal } = (await import('@xterm/headless')).default;
+    const { archiveRow, archiveRowByCells } = await import('../src/screen/row-ansi.ts');
+    const term = new Terminal({ cols: 60, rows: 10, scrollback: 1000, allowProposedApi: true });
+    const sgr = ['1', '2', '3', '4', '5', '7', '8', '9', '53', '31', '97', '38;5;208', '48;5;17', '38;2;1;2;3', '48;2;250;128;0', '44', '0', '22', '39;49'];
+    const glyphs = ['a', ' ', '世', '🙂', 'e\u0301', 'Z', '─', '\t'];
+    let seed = 7;
+    const random = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2147483648) % n);
+    let text = '';
+    for (let row = 0; row < 400; row++) {
+      for (let i = 0; i < 50; i++) text += random(3) === 0 ? `\x1b[${sgr[random(sgr.length)]}m` : glyphs[random(glyphs.length)];
+      text += random(4) === 0 ? '\x1b[0m\r\n' : '\r\n';
+    }
+    await new Promise<void>((resolve) => term.write(text, resolve));
+    const buffer = term.buffer.normal;
+    const cell = buffer.getNullCell();
+    let styled = 0;
+    for (let y = 0; y < buffer.length; y++) {
+      const line = buffer.getLine(y)!;
+      const fast = archiveRow(line, cell);
+      assert.deepEqual(fast, archiveRowByCells(line, cell), `row ${y}`);
+      if (fast.ansi) styled++;
+    }
+    assert.ok(styled > 300, 'the rows carried attributes');
+    term.dispose();
   });
 });
 

@@ -160,11 +160,15 @@ export async function startDshWeb(options: StartOptions): Promise<DshWeb> {
     workspace,
     url,
     process: child,
-    calls: () =>
-      readFileSync(logPath, 'utf8')
+    // Complete lines only: the log may be read while its newest line is still being written.
+    calls: () => {
+      const text = readFileSync(logPath, 'utf8');
+      return text
+        .slice(0, text.lastIndexOf('\n') + 1)
         .split('\n')
         .filter(Boolean)
-        .map((line) => JSON.parse(line) as ModelCall),
+        .map((line) => JSON.parse(line) as ModelCall);
+    },
     async lab<T>(route: string, body: Record<string, unknown>): Promise<T> {
       const response = await fetch(`${url}/__lab/${route}`, { method: 'POST', body: JSON.stringify(body) });
       const value = (await response.json()) as T & { error?: string };

@@ -19,9 +19,11 @@
  * frames echo the generation they were made for, and a mutating frame for another generation is refused.
  *
  * Sequence: the server's first frame is `snapshot`; then `output` frames with strictly increasing
- * `sequence`. A client that sees a gap sends `resync` and gets a fresh `snapshot` (which always replaces
- * the renderer). The server may send a fresh `snapshot` at any time (a slow view that fell behind; it is
- * followed by a `resynced` notice and a `status` frame).
+ * `sequence`. A client that sees a gap sends `resync` and gets a fresh `snapshot`, which rebuilds the
+ * screen from scratch (a client may reuse its renderer after a full reset when the generation and size are
+ * unchanged). The server may send a fresh `snapshot` at any time: a view whose socket fell behind (followed
+ * by a `resynced` notice and a `status` frame), or a paced view catching up with a flood (silently; such a
+ * snapshot may carry no history, and a full one follows once output is quiet).
  *
  * Roles: one controller per owner; every other view is read only. A read-only view may send only `ack`,
  * `resync` and `ping`; any other frame closes it with 1008 and nothing reaches the terminal. A controller
@@ -36,11 +38,12 @@
  * - `input` without an open lease gets `lease-closed` and is dropped (never typed at a fresh prompt);
  * - input over `maxInputBytes` (per frame, or in total until the program reads it) gets `input-limit`.
  *
- * Flow control: the controller acks (`ack`) the highest output sequence its renderer has parsed. Once it
- * has acked at least once, the server stops reading the shell's output while more than
- * `FLOW_WINDOW_CHARS` characters of output are unacknowledged, and reads again below `FLOW_RESUME_CHARS`.
- * Read-only views (and a controller that never acks) never pause the shell: each has a bounded send queue,
- * and a view that falls behind it is resynced with a fresh snapshot once its socket drains.
+ * Flow control: a view acks (`ack`) the highest output sequence (or snapshot sequence) its renderer has
+ * parsed, and acks every snapshot once parsed (even one whose sequence it acked before). Once it has acked, the server keeps at most `FLOW_WINDOW_CHARS` characters unacknowledged in
+ * flight to it and holds the rest, sending again below `FLOW_RESUME_CHARS`; a view that falls far behind
+ * skips the held output and gets a snapshot of the current screen instead. No view ever pauses the shell.
+ * A view that never acks has a bounded send queue, and is resynced with a fresh snapshot once its socket
+ * drains.
  */
 
 export const PROTOCOL_VERSION = 1 as const;
@@ -51,12 +54,12 @@ export const READONLY_SUBPROTOCOL = 'mode.readonly';
 /** base64url of 32 bytes. */
 export const SECRET_PATTERN = /^[A-Za-z0-9_-]{43}$/;
 export const TOKEN_TTL_MS = 10_000;
-/** Unacknowledged output characters at which the server pauses the shell for an acking controller. Small
- *  on purpose: whatever is in flight must be parsed by the page before a keystroke's echo or an interrupt's
- *  prompt can show (bench: 512 Ki let echo under a flood wait ~500 ms; 64 Ki ~320 ms, same throughput). */
-export const FLOW_WINDOW_CHARS = 65_536;
-/** ...and the level at which it reads the shell's output again. */
-export const FLOW_RESUME_CHARS = 32_768;
+/** Unacknowledged output characters in flight to an acking view, beyond which its output is held. Small on
+ *  purpose: what is in flight must be parsed by the page before a keystroke's echo or an interrupt's prompt
+ *  can show (a loaded page parses coloured text at ~1.5 MB/s: 32 Ki is ~20 ms). */
+export const FLOW_WINDOW_CHARS = 32_768;
+/** ...and the level at which held output is sent again. */
+export const FLOW_RESUME_CHARS = 16_384;
 
 /** Close codes; 4xxx are ours. */
 export const CloseCode = {

@@ -47,7 +47,130 @@ function flat(text: string): string {
   return text.length === 0 ? '' : Buffer.from(text, 'utf8').toString('utf8');
 }
 
+/**
+ * The emulator's own row behind the public view (@xterm/headless 6.0, pinned): three 32-bit words per cell
+ * (content, foreground, background). Reading them directly archives a row several times faster than the
+ * cell API, which matters because rows are archived while a flood flows. Checked at run time; when the
+ * shape is not there the cell API is used.
+ */
+interface EmulatorRow {
+  _data: Uint32Array;
+  _combined: Record<number, string | undefined>;
+  length: number;
+}
+
+function emulatorRow(line: IBufferLine): EmulatorRow | undefined {
+  const inner = (line as unknown as { _line?: Partial<EmulatorRow> })._line;
+  if (!inner || !(inner._data instanceof Uint32Array) || typeof inner._combined !== 'object' || inner._data.length < line.length * 3) return undefined;
+  return inner as EmulatorRow;
+}
+
+// Word layout of a cell (xterm.js common/buffer/Constants.ts).
+const CODEPOINT_MASK = 0x1fffff;
+const IS_COMBINED = 0x200000;
+const HAS_CONTENT = 0x3fffff;
+const WIDTH_SHIFT = 22;
+const CM_MASK = 0x3000000;
+const CM_RGB = 0x3000000;
+const FG_INVERSE = 0x4000000;
+const FG_BOLD = 0x8000000;
+const FG_UNDERLINE = 0x10000000;
+const FG_BLINK = 0x20000000;
+const FG_INVISIBLE = 0x40000000;
+const FG_STRIKETHROUGH = 0x80000000;
+const BG_ITALIC = 0x4000000;
+const BG_DIM = 0x8000000;
+const BG_OVERLINE = 0x40000000;
+
+function colourOfWord(mode: 'fg' | 'bg', word: number): string {
+  const cm = word & CM_MASK;
+  if (cm === 0) return '';
+  const base = mode === 'fg' ? 38 : 48;
+  if (cm === CM_RGB) return `;${base};2;${(word >> 16) & 255};${(word >> 8) & 255};${word & 255}`;
+  const value = word & 255;
+  if (value < 8) return `;${(mode === 'fg' ? 30 : 40) + value}`;
+  if (value < 16) return `;${(mode === 'fg' ? 90 : 100) + value - 8}`;
+  return `;${base};5;${value}`;
+}
+
+/** The same SGR `sgrOf` gives for a cell with these words. */
+function sgrOfWords(fg: number, bg: number): string {
+  if (fg === 0 && bg === 0) return '';
+  let sgr = '';
+  if (fg & FG_BOLD) sgr += ';1';
+  if (bg & BG_DIM) sgr += ';2';
+  if (bg & BG_ITALIC) sgr += ';3';
+  if (fg & FG_UNDERLINE) sgr += ';4';
+  if (fg & FG_BLINK) sgr += ';5';
+  if (fg & FG_INVERSE) sgr += ';7';
+  if (fg & FG_INVISIBLE) sgr += ';8';
+  if (fg & FG_STRIKETHROUGH) sgr += ';9';
+  if (bg & BG_OVERLINE) sgr += ';53';
+  return sgr + colourOfWord('fg', fg) + colourOfWord('bg', bg);
+}
+
+function archiveEmulatorRow(line: IBufferLine, row: EmulatorRow): ArchivedRow {
+  const text = flat(line.translateToString(true));
+  const data = row._data;
+  // Last cell that shows anything (a glyph or a background colour).
+  let end = line.length;
+  while (end > 0) {
+    const i = (end - 1) * 3;
+    const content = data[i]!;
+    if ((content & HAS_CONTENT) === 0 && content >>> WIDTH_SHIFT !== 0 && (data[i + 2]! & CM_MASK) === 0 && (data[i + 1]! & FG_INVERSE) === 0) end--;
+    else break;
+  }
+  const parts: string[] = [];
+  let codes: number[] = [];
+  let plain = true;
+  let current = '';
+  let lastFg = 0;
+  let lastBg = 0;
+  const flushRun = () => {
+    if (codes.length > 0) parts.push(String.fromCharCode(...codes));
+    codes = [];
+  };
+  for (let x = 0; x < end; x++) {
+    const i = x * 3;
+    const content = data[i]!;
+    if (content >>> WIDTH_SHIFT === 0) continue; // second half of a wide character
+    const fg = data[i + 1]!;
+    const bg = data[i + 2]!;
+    if (fg !== lastFg || bg !== lastBg) {
+      lastFg = fg;
+      lastBg = bg;
+      const sgr = sgrOfWords(fg, bg);
+      if (sgr !== current) {
+        flushRun();
+        parts.push(`\x1b[0${sgr}m`);
+        current = sgr;
+        plain = false;
+      }
+    }
+    if (content & IS_COMBINED) {
+      const combined = row._combined[x] ?? ' ';
+      for (let k = 0; k < combined.length; k++) codes.push(combined.charCodeAt(k));
+    } else {
+      const cp = content & CODEPOINT_MASK;
+      if (cp === 0) codes.push(32);
+      else if (cp > 0xffff) codes.push(0xd800 + ((cp - 0x10000) >> 10), 0xdc00 + ((cp - 0x10000) & 0x3ff));
+      else codes.push(cp);
+    }
+    if (codes.length >= 4096) flushRun();
+  }
+  if (plain) return { text, ansi: null, wrapped: line.isWrapped, cells: end };
+  flushRun();
+  if (current !== '') parts.push('\x1b[0m');
+  return { text, ansi: flat(parts.join('')), wrapped: line.isWrapped, cells: end };
+}
+
 export function archiveRow(line: IBufferLine, cell: IBufferCell): ArchivedRow {
+  const row = emulatorRow(line);
+  return row ? archiveEmulatorRow(line, row) : archiveRowByCells(line, cell);
+}
+
+/** The same through the public cell API (the reference the fast path is tested against). */
+export function archiveRowByCells(line: IBufferLine, cell: IBufferCell): ArchivedRow {
   const text = flat(line.translateToString(true));
   // Last cell that shows anything (a glyph or a background colour).
   let end = line.length;

@@ -4,8 +4,8 @@
  * PTY, so a program that asks gets exactly one answer, whatever browsers are attached.
  *
  * Memory: the emulator stores 12 bytes per cell, about 1.9 MB per 1,000 rows at 160 columns. While output
- * flows it keeps the whole history itself (no extra work per row); once output is quiet, `compact` moves
- * all but LIVE_SCROLLBACK rows into an archive of text plus SGR (a few dozen bytes per row). Reads,
+ * flows its own history grows at most a step past LIVE_SCROLLBACK rows before `compact` moves the older
+ * rows into an archive of text plus SGR (a few dozen bytes per row, against 12 bytes per cell). Reads,
  * captures and snapshots see one continuous history of up to `scrollbackLines` rows. Rows the emulator
  * drops are counted through a marker, so output is parsed in slices that cannot scroll past it.
  *
@@ -347,6 +347,11 @@ export class Screen {
   }
 
   /** History rows (above the viewport) of the normal buffer, archive included. */
+  /** History rows held inside the emulator itself (beyond LIVE_SCROLLBACK they can be archived). */
+  get emulatorHistory(): number {
+    return this.terminal.buffer.normal.baseY;
+  }
+
   get historyLength(): number {
     return this.historyEnd - this.historyStart;
   }
@@ -408,9 +413,14 @@ export class Screen {
   /**
    * A bounded snapshot: the largest number of whole history rows whose serialized form fits
    * scrollbackMaxBytes, plus the viewport, modes and cursor. `sequence` names the last chunk parsed;
-   * the result is cached per sequence.
+   * the result is cached per sequence. `history: false` leaves all history out (a view catching up with
+   * a flood gets the current screen at a fraction of the cost; it is not cached).
    */
-  snapshot(sequence: number): ScreenSnapshot {
+  snapshot(sequence: number, options: { history?: boolean } = {}): ScreenSnapshot {
+    if (options.history === false) {
+      const replay = this.serializer.serialize({ scrollback: 0 });
+      return { sequence, rows: this.rows, cols: this.cols, replay, historyLines: 0, historyBytes: 0, truncated: this.historyLength > 0 || this.evicted };
+    }
     if (this.cached && this.cached.sequence === sequence) return this.cached.snapshot;
     const budget = this.options.scrollbackMaxBytes;
     const live = this.terminal.buffer.normal.baseY;

@@ -78,9 +78,46 @@ export function prepareShellLaunch(options: {
   return { nonce, env, bootInput: `${nonce}\r` };
 }
 
+/** Longest unfinished escape sequence held back at the end of a chunk (longer ones pass through). */
+const MAX_HELD_SEQUENCE = 4096;
+
+/**
+ * Where an unfinished escape sequence starts at the end of `text` (-1: none). Chunks then end between
+ * sequences, so a snapshot taken between two chunks never leaves a view's parser in the middle of one
+ * (its rest would otherwise show as text, e.g. `5;10m`).
+ */
+export function unfinishedSequenceStart(text: string): number {
+  const esc = text.lastIndexOf('\x1b');
+  if (esc < 0 || text.length - esc > MAX_HELD_SEQUENCE) return -1;
+  if (esc === text.length - 1) return esc;
+  const kind = text.charCodeAt(esc + 1);
+  if (kind === 0x5b) {
+    // CSI: parameters and intermediates until a final byte in @..~
+    for (let i = esc + 2; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      if (c >= 0x40 && c <= 0x7e) return -1;
+    }
+    return esc;
+  }
+  if (kind === 0x5d || kind === 0x50 || kind === 0x5f || kind === 0x5e || kind === 0x58) {
+    // OSC, DCS, APC, PM, SOS: a string until BEL (or ST, whose ESC would be the last one)
+    return text.indexOf('\x07', esc + 2) >= 0 ? -1 : esc;
+  }
+  if (kind >= 0x20 && kind <= 0x2f) {
+    // intermediates (e.g. a charset designation) until a final byte
+    for (let i = esc + 2; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      if (c >= 0x30 && c <= 0x7e) return -1;
+    }
+    return esc;
+  }
+  return -1;
+}
+
 /**
  * Streaming filter: removes this nonce's markers from PTY text and reports where they stood. Markers split
- * across chunks are held back until complete; nothing else is delayed.
+ * across chunks, and any escape sequence unfinished at the end of a chunk, are held back until complete
+ * (or until `flush`, which the generation calls once the stream has paused).
  */
 export class MarkerFilter {
   private readonly prefixD: string;
@@ -129,16 +166,21 @@ export class MarkerFilter {
       }
       input = rest.slice(end + 1);
     }
-    // Hold back a tail that could be the start of a marker.
+    // Hold back a tail that could be the start of a marker, or is an unfinished sequence.
     const esc = input.lastIndexOf('\x1b');
-    if (esc >= 0) {
+    if (esc >= 0 && this.carry === '') {
       const tail = input.slice(esc);
-      if (this.prefixD.startsWith(tail) || this.prefixB.startsWith(tail)) {
+      if (this.prefixD.startsWith(tail) || this.prefixB.startsWith(tail) || unfinishedSequenceStart(input) === esc) {
         this.carry = tail;
         input = input.slice(0, esc);
       }
     }
     return { text: text + input, markers };
+  }
+
+  /** Whether text is held back (the generation flushes it once the stream pauses). */
+  get holding(): boolean {
+    return this.carry !== '';
   }
 
   /** Text held back at the end of the stream. */

@@ -15,7 +15,7 @@
  */
 import { EventEmitter } from 'node:events';
 import type { ForegroundInfo, ForegroundSignal, PtyExit, PtyHandle, PtyProvider } from '../pty/contract.ts';
-import { type Cursor, type CaptureHandle, Screen, type ScreenSnapshot } from '../screen/screen.ts';
+import { type Cursor, type CaptureHandle, LIVE_SCROLLBACK, Screen, type ScreenSnapshot } from '../screen/screen.ts';
 import { within } from '../time.ts';
 import { MarkerFilter, prepareShellLaunch } from '../shell/integration.ts';
 import type { TerminalConfig } from '../config.ts';
@@ -71,8 +71,11 @@ const QUIET_CHECK_MS = 8;
 /** Quiet time after which the screen moves old history rows into its compact archive. */
 const COMPACT_IDLE_MS = 1500;
 const COMPACT_STEP_ROWS = 1000;
-/** Characters handed to the emulator but not yet parsed, before the PTY stream is left unread. */
-const MAX_PENDING_PARSE = 1 << 20;
+/** How long an unfinished escape sequence at the end of a chunk waits for its rest. */
+const CARRY_FLUSH_MS = 20;
+/** Characters handed to the emulator but not yet parsed, before the PTY stream is left unread. Small, as
+ *  every snapshot (a view catching up with a flood) waits for what is queued: 128 Ki is ~8 ms of parse. */
+const MAX_PENDING_PARSE = 1 << 17;
 
 export class StartupError extends Error {
   constructor(message: string) {
@@ -113,6 +116,7 @@ export class TerminalGeneration extends EventEmitter<GenerationEvents> {
   private releaseParse: (() => void) | undefined;
   private pumped: Promise<void> = Promise.resolve();
   private compactTimer: NodeJS.Timeout | undefined;
+  private carryTimer: NodeJS.Timeout | undefined;
   readonly done: Promise<ProcessStatus & { kind: 'exited' }>;
 
   private constructor(options: GenerationStartOptions, handle: PtyHandle, nonce: string) {
@@ -224,7 +228,19 @@ export class TerminalGeneration extends EventEmitter<GenerationEvents> {
     try {
       for await (const chunk of this.handle.output as AsyncIterable<string>) {
         if (this.holds.size > 0) await new Promise<void>((resolve) => (this.releaseHold = resolve));
+        if (this.carryTimer) clearTimeout(this.carryTimer);
+        this.carryTimer = undefined;
         this.ingest(chunk);
+        // A chunk that ended inside an escape sequence: its rest comes with the next chunk, or it goes out
+        // as it is once the stream has paused.
+        if (this.filter.holding) {
+          this.carryTimer = setTimeout(() => {
+            this.carryTimer = undefined;
+            const rest = this.filter.flush();
+            if (rest && !this.disposed) this.ingest('', rest);
+          }, CARRY_FLUSH_MS);
+          this.carryTimer.unref?.();
+        }
         if (this.pendingParse > MAX_PENDING_PARSE) await new Promise<void>((resolve) => (this.releaseParse = resolve));
       }
       const rest = this.filter.flush();
@@ -300,6 +316,9 @@ export class TerminalGeneration extends EventEmitter<GenerationEvents> {
         this.bootWaiter.resolve();
         this.bootWaiter = undefined;
       }
+      // While output flows, rows beyond a step past LIVE_SCROLLBACK are archived at once: the emulator
+      // never holds the whole history (12 bytes per cell; a process keeps its peak in RSS for good).
+      if (this.screen.emulatorHistory > LIVE_SCROLLBACK + COMPACT_STEP_ROWS) this.screen.compact(2 * COMPACT_STEP_ROWS);
       if (text.length > 0) {
         this.lastOutputAt = performance.now();
         this.sequenceNumber += 1;
@@ -446,8 +465,9 @@ export class TerminalGeneration extends EventEmitter<GenerationEvents> {
 
   // ------------------------------------------------------------------ reading
 
-  snapshot(): Promise<ScreenSnapshot & { generation: number }> {
-    return this.atBoundary(() => ({ ...this.screen.snapshot(this.sequenceNumber), generation: this.generation }));
+  /** A snapshot as of everything read so far; `history: false` for the current screen alone. */
+  snapshot(options: { history?: boolean } = {}): Promise<ScreenSnapshot & { generation: number }> {
+    return this.atBoundary(() => ({ ...this.screen.snapshot(this.sequenceNumber, options), generation: this.generation }));
   }
 
   /** Viewport, cursor and sequence as of the last parsed chunk. */
@@ -478,6 +498,11 @@ export class TerminalGeneration extends EventEmitter<GenerationEvents> {
     while (!this.disposed && (await this.atBoundary(() => this.screen.compact(COMPACT_STEP_ROWS)))) {
       await new Promise((resolve) => setImmediate(resolve));
     }
+  }
+
+  /** History rows inside the emulator itself, not yet archived (tests and diagnostics). */
+  get emulatorHistoryRows(): number {
+    return this.screen.emulatorHistory;
   }
 
   /** Full text of the screen's normal buffer (tests and diagnostics). */
@@ -536,7 +561,9 @@ export class TerminalGeneration extends EventEmitter<GenerationEvents> {
     if (this.promptTimer) clearTimeout(this.promptTimer);
     if (this.pollTimer) clearTimeout(this.pollTimer);
     if (this.compactTimer) clearTimeout(this.compactTimer);
+    if (this.carryTimer) clearTimeout(this.carryTimer);
     this.compactTimer = undefined;
+    this.carryTimer = undefined;
     this.promptTimer = undefined;
     this.pollTimer = undefined;
   }

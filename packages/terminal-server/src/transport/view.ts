@@ -4,15 +4,21 @@
  *
  * - Snapshot first, then outputs with consecutive sequences. While a snapshot is being taken the view
  *   buffers outputs (it subscribed before asking), and drops those the snapshot already contains.
- * - Flow control for an acking controller: past FLOW_WINDOW_CHARS of unacknowledged output the view holds
- *   the generation's output (the shell pauses) until acks bring it under FLOW_RESUME_CHARS.
- * - Everyone else (and a controller that never acks) has a bounded send queue: when the socket's buffered
- *   bytes would pass the limit the view stops sending output and, once the socket has drained, sends a
- *   fresh snapshot instead. Nothing here can pause the shell or grow memory without bound.
+ * - Pacing for a view that acks (what its renderer parsed): at most FLOW_WINDOW_CHARS of output is in
+ *   flight; more is held, and once acks bring it under FLOW_RESUME_CHARS the held output follows. When
+ *   more than HELD_MAX_CHARS pile up (a flood faster than the page can parse), the view drops them and
+ *   skips ahead: its next frame is a snapshot of the current screen alone (a catch-up), and once output
+ *   has been quiet for SETTLE_MS, one full snapshot gives it back the whole history. So a slow page never
+ *   slows the program (nothing here pauses the shell), and a keystroke's echo or an interrupt's prompt
+ *   waits behind at most a window of output, never behind the whole flood. tmux and mosh do the same.
+ * - A view that does not ack has a bounded send queue: when the socket's buffered bytes would pass the
+ *   limit the view stops sending output and, once the socket has drained, sends a fresh snapshot
+ *   instead. Nothing here can grow memory without bound.
  *
  * It knows nothing of roles' rules or leases: the room decides those and tells the view its role.
  */
 import type { WebSocket } from 'ws';
+import { systemClock } from '../queue/clock.ts';
 import {
   FLOW_RESUME_CHARS,
   FLOW_WINDOW_CHARS,
@@ -30,6 +36,10 @@ import { CLOSE_REASONS, NOTICES, closeReason } from './messages.ts';
 export const SEND_QUEUE_BYTES = 1_048_576;
 /** Frames a client may send before its attach finished (they wait for the snapshot). */
 const MAX_EARLY_FRAMES = 32;
+/** Output held for a paced view (its window is full) beyond which it skips ahead to a catch-up snapshot. */
+export const HELD_MAX_CHARS = 65_536;
+/** Quiet time after which a view that caught up without its history gets the full snapshot. */
+export const SETTLE_MS = 250;
 
 export type ViewPhase = 'attaching' | 'snapshotting' | 'live' | 'behind' | 'closed';
 /** Why the view closed: lifecycle closes (reset, disposal, shutdown) end control at once, others start grace. */
@@ -62,9 +72,17 @@ export interface ViewStats {
   /** Largest socket buffer seen right after a send. */
   peakBufferedAmount: number;
   unackedChars: number;
+  /** Output waiting for the view's window (or dropped: it will catch up from a snapshot). */
   holding: boolean;
+  heldChars: number;
   snapshots: number;
   resyncs: number;
+  /** Snapshots of the current screen alone that let the view skip output it could not keep up with. */
+  catchUps: number;
+  /** Output characters dropped for this view because a catch-up replaced them. */
+  skippedChars: number;
+  /** The view caught up without its history; a full snapshot follows once output is quiet. */
+  partial: boolean;
   outputsSent: number;
 }
 
@@ -86,18 +104,29 @@ export class View {
   private sendLimit = SEND_QUEUE_BYTES;
   private outstandingSends = 0;
   private statusDirty = false;
-  // flow control (controller)
+  // pacing (a view that acks)
   private acking = false;
   private unacked: { sequence: number; chars: number }[] = [];
   private unackedChars = 0;
-  private holding = false;
+  private held: OutputEvent[] = [];
+  private heldChars = 0;
+  /** Held output was dropped: the next thing this view gets is a catch-up snapshot. */
+  private skipping = false;
+  /** The view's history was cut short by a catch-up: a full snapshot follows once output is quiet. */
+  private partial = false;
+  private settleTimer: unknown;
   // diagnostics
   private peakBuffered = 0;
   private snapshots = 0;
   private resyncs = 0;
+  private catchUps = 0;
+  private skippedChars = 0;
   private outputsSent = 0;
 
   private readonly scrollbackLines: number;
+  /** Pacing follows the page's real parse speed, so its quiet timer runs on real time (the injected clock
+   *  of the transport is for tokens, grace and heartbeats). */
+  private readonly clock = systemClock;
 
   constructor(options: { id: number; ownerId: string; ws: WebSocket; host: ViewHost; now: number; scrollbackLines: number }) {
     this.scrollbackLines = options.scrollbackLines;
@@ -124,10 +153,6 @@ export class View {
     return this.currentRole;
   }
 
-  private get holdKey(): string {
-    return `transport-view-${this.id}`;
-  }
-
   stats(): ViewStats {
     return {
       id: this.id,
@@ -138,9 +163,13 @@ export class View {
       bufferedAmount: this.ws.bufferedAmount,
       peakBufferedAmount: this.peakBuffered,
       unackedChars: this.unackedChars,
-      holding: this.holding,
+      holding: this.held.length > 0 || this.skipping,
+      heldChars: this.heldChars,
       snapshots: this.snapshots,
       resyncs: this.resyncs,
+      catchUps: this.catchUps,
+      skippedChars: this.skippedChars,
+      partial: this.partial,
       outputsSent: this.outputsSent,
     };
   }
@@ -174,7 +203,7 @@ export class View {
    * Send a fresh snapshot, then (for the first one) whatever `afterSnapshot` sends (role, lease), then the
    * status, then the outputs that arrived meanwhile. Concurrent requests are coalesced into one more round.
    */
-  async refresh(options: { reason: 'attach' | 'client' | 'behind'; afterSnapshot?: () => void }): Promise<void> {
+  async refresh(options: { reason: 'attach' | 'client' | 'behind' | 'catch-up' | 'settle'; afterSnapshot?: () => void }): Promise<void> {
     const generation = this.generationRef;
     if (!generation || this.closed) return;
     if (this.currentPhase === 'snapshotting' && options.reason !== 'attach') {
@@ -183,9 +212,10 @@ export class View {
     }
     this.currentPhase = 'snapshotting';
     this.pending = [];
+    const catchUp = options.reason === 'catch-up';
     let snapshot: Awaited<ReturnType<TerminalGeneration['snapshot']>>;
     try {
-      snapshot = await generation.snapshot();
+      snapshot = await generation.snapshot({ history: !catchUp });
     } catch {
       // The generation is being replaced or disposed; the room closes this view for that reason.
       return;
@@ -203,12 +233,21 @@ export class View {
       truncated: snapshot.truncated,
       scrollbackLines: this.scrollbackLines,
     });
-    // The renderer is replaced: what was unacknowledged no longer matters.
+    // The screen is rebuilt from this: what was unacknowledged or held no longer matters, but the replay
+    // itself is in flight until the view acks its sequence.
     this.resetFlow();
+    if (this.acking) {
+      this.unacked.push({ sequence: snapshot.sequence, chars: replay.length });
+      this.unackedChars = replay.length;
+    }
+    // A catch-up leaves the history out: the full snapshot follows once output has been quiet.
+    this.partial = catchUp;
+    if (catchUp) this.catchUps += 1;
     this.lastSequence = snapshot.sequence;
     this.sendLimit = SEND_QUEUE_BYTES + replay.length;
     this.snapshots += 1;
     this.rawSend(replay);
+    if (this.partial) this.armSettle();
     options.afterSnapshot?.();
     if (options.reason === 'behind') {
       this.resyncs += 1;
@@ -248,6 +287,32 @@ export class View {
         return; // attaching (not bound yet), behind (a snapshot follows the drain), closed
     }
     if (event.sequence <= this.lastSequence) return; // the snapshot already has it
+    if (this.partial) this.armSettle();
+    if (this.acking && !this.admit(event)) return;
+    this.sendOutput(event);
+  }
+
+  /** Whether a paced view may get this output now; if not it is held, or dropped once too much is held. */
+  private admit(event: OutputEvent): boolean {
+    if (this.skipping) {
+      this.skippedChars += event.data.length;
+      return false;
+    }
+    const fits = this.unackedChars === 0 || this.unackedChars + event.data.length <= FLOW_WINDOW_CHARS;
+    if (this.held.length === 0 && fits) return true;
+    this.held.push(event);
+    this.heldChars += event.data.length;
+    if (this.heldChars > HELD_MAX_CHARS) {
+      // Faster than the page parses: drop what is held and catch up from the screen when it has room.
+      this.skippedChars += this.heldChars;
+      this.held = [];
+      this.heldChars = 0;
+      this.skipping = true;
+    }
+    return false;
+  }
+
+  private sendOutput(event: OutputEvent): void {
     const frame = encodeFrame({ v: PROTOCOL_VERSION, type: 'output', generation: event.generation, sequence: event.sequence, data: event.data });
     if (this.ws.bufferedAmount + frame.length > this.sendLimit) {
       this.fallBehind();
@@ -256,16 +321,14 @@ export class View {
     this.rawSend(frame);
     this.lastSequence = event.sequence;
     this.outputsSent += 1;
-    if (this.currentRole === 'controller' && this.acking) {
+    if (this.acking) {
       this.unacked.push({ sequence: event.sequence, chars: event.data.length });
       this.unackedChars += event.data.length;
-      if (!this.holding && this.unackedChars > FLOW_WINDOW_CHARS) this.setHold(true);
     }
   }
 
   sendRole(frame: RoleFrame): void {
     this.currentRole = frame.role;
-    if (frame.role !== 'controller') this.resetFlow();
     this.rawSend(encodeFrame(frame));
   }
 
@@ -323,27 +386,50 @@ export class View {
     void this.refresh({ reason: 'client' });
   }
 
-  // ------------------------------------------------------------------ flow control
+  // ------------------------------------------------------------------ pacing
 
-  /** The controller's renderer parsed every output up to `sequence`. */
+  /** The view's renderer parsed every output up to `sequence` (from now on the view is paced). */
   ack(sequence: number): void {
-    if (this.currentRole !== 'controller') return;
+    if (sequence > this.lastSequence) return; // not something this socket was sent (a stale ack)
     this.acking = true;
     while (this.unacked.length > 0 && this.unacked[0]!.sequence <= sequence) {
       this.unackedChars -= this.unacked.shift()!.chars;
     }
-    if (this.holding && this.unackedChars <= FLOW_RESUME_CHARS) this.setHold(false);
+    if (this.currentPhase !== 'live' || this.unackedChars > FLOW_RESUME_CHARS) return;
+    if (this.skipping) {
+      void this.refresh({ reason: 'catch-up' });
+      return;
+    }
+    while (this.held.length > 0) {
+      const next = this.held[0]!;
+      if (this.unackedChars > 0 && this.unackedChars + next.data.length > FLOW_WINDOW_CHARS) break;
+      this.held.shift();
+      this.heldChars -= next.data.length;
+      this.sendOutput(next);
+    }
   }
 
   private resetFlow(): void {
     this.unacked = [];
     this.unackedChars = 0;
-    if (this.holding) this.setHold(false);
+    this.held = [];
+    this.heldChars = 0;
+    this.skipping = false;
   }
 
-  private setHold(on: boolean): void {
-    this.holding = on;
-    this.generationRef?.hold(this.holdKey, on);
+  /** (Re)start the quiet timer after which a view without its history gets the full snapshot. */
+  private armSettle(): void {
+    if (this.settleTimer !== undefined) this.clock.clearTimeout(this.settleTimer);
+    this.settleTimer = this.clock.setTimeout(() => {
+      this.settleTimer = undefined;
+      if (!this.partial || this.currentPhase !== 'live') return;
+      if (this.skipping || this.unackedChars > FLOW_RESUME_CHARS) {
+        // Still catching up: the catch-up's own ack decides; look again after another quiet spell.
+        this.armSettle();
+        return;
+      }
+      void this.refresh({ reason: 'settle' });
+    }, SETTLE_MS);
   }
 
   // ------------------------------------------------------------------ closing
@@ -370,6 +456,8 @@ export class View {
     this.pending = [];
     this.early = [];
     this.resetFlow();
+    if (this.settleTimer !== undefined) this.clock.clearTimeout(this.settleTimer);
+    this.settleTimer = undefined;
     this.host.closed(this, kind);
   }
 

@@ -374,8 +374,8 @@ export class ViewClient {
       this.writesInFlight -= 1;
       if (terminal !== this.replicaTerminal) return;
       this.parsed = sequence;
-      // Ack like the element: when caught up, or every 32 K characters (here simply on every parse).
-      if (this.acking && !this.acksPaused && this.role?.role === 'controller') this.ackNow();
+      // Ack like the element (any role): when caught up, or every 8 K characters (here on every parse).
+      if (this.acking && !this.acksPaused) this.ackNow();
     });
   }
 
@@ -472,9 +472,20 @@ export async function serverScreen(owner: OwnerTerminal, tailLines = 200): Promi
 }
 
 /** Wait for the stream to settle, then compare the client's replica with the server's screen. */
-export async function assertSameScreen(h: Harness, ownerId: string, view: ViewClient, timeoutMs = 120_000): Promise<void> {
+export async function assertSameScreen(
+  h: Harness,
+  ownerId: string,
+  view: ViewClient,
+  timeoutMs = 120_000,
+): Promise<void> {
   const owner = h.hub.get(ownerId)!;
-  await until(() => view.sequence === owner.generation!.sequence && view.settled, 'the replica to catch up with the server', timeoutMs);
+  // A view that caught up with a flood from the screen alone gets its history back once output is quiet.
+  const whole = () => h.transport.stats().views.every((v) => v.ownerId !== ownerId || !v.partial);
+  await until(
+    () => view.sequence === owner.generation!.sequence && view.settled && whole(),
+    'the replica to catch up with the server',
+    timeoutMs,
+  );
   const server = await serverScreen(owner);
   assert.equal(view.sequence, server.sequence, 'the stream is quiet: nothing arrived while reading the server');
   const replica = view.screen();
