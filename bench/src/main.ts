@@ -80,12 +80,12 @@ try {
   const sample = (name: string) => (raw.load.samples[name] = load());
 
   if (selected.has('throughput')) {
-    const result: Record<string, { mbPerSecond: number; seconds: number; parsedMB: number }[]> = { product: [], baseline: [] };
+    const result: Record<string, { mbPerSecond: number; seconds: number; parsedMB: number; historySeconds?: number }[]> = { product: [], baseline: [] };
     for (let run = 0; run < runs; run++) {
       for (const system of order(run)) {
         const r = await throughputRun(context, system);
         result[system]!.push(r);
-        log(`throughput ${system} run ${run + 1}: ${r.mbPerSecond.toFixed(2)} MB/s (${r.seconds.toFixed(2)} s, the page parsed ${r.parsedMB.toFixed(1)} MB)`);
+        log(`throughput ${system} run ${run + 1}: ${r.mbPerSecond.toFixed(2)} MB/s (${r.seconds.toFixed(2)} s, the page parsed ${r.parsedMB.toFixed(1)} MB${r.historySeconds !== undefined ? `, full history in the page at ${r.historySeconds.toFixed(2)} s` : ''})`);
       }
     }
     raw.measurements.throughput = result;

@@ -59,7 +59,10 @@ async function command(context: BenchContext, session: Session, text: string): P
 
 // ------------------------------------------------------------------------------------------ 1. throughput
 
-export async function throughputRun(context: BenchContext, system: System): Promise<{ mbPerSecond: number; seconds: number; parsedMB: number }> {
+export async function throughputRun(
+  context: BenchContext,
+  system: System,
+): Promise<{ mbPerSecond: number; seconds: number; parsedMB: number; historySeconds?: number }> {
   const session = await open(context, system, 'throughput');
   try {
     const before = await session.page.evaluate(() => (window as unknown as { __bench: { parsedChars: number } }).__bench.parsedChars);
@@ -71,7 +74,24 @@ export async function throughputRun(context: BenchContext, system: System): Prom
     });
     if (system === 'product') await context.product.call('awaitSend', { owner: session.id });
     const seconds = (end - start) / 1000;
-    return { seconds, mbPerSecond: THROUGHPUT_BYTES / 1e6 / seconds, parsedMB: (parsed - before) / 1e6 };
+    // A page that skipped ahead gets the whole history in one snapshot once output is quiet: when it parsed.
+    let historySeconds: number | undefined;
+    if (system === 'product') {
+      const history = await session.page
+        .waitForFunction(
+          (doneAt) => {
+            const b = (window as unknown as { __bench: { bigWrites: { t: number }[] } }).__bench;
+            const write = b.bigWrites.find((w) => performance.timeOrigin + w.t > doneAt);
+            return write ? performance.timeOrigin + write.t : false;
+          },
+          end,
+          { timeout: 20_000, polling: 50 },
+        )
+        .then((handle) => handle.jsonValue() as Promise<number>)
+        .catch(() => undefined);
+      if (history !== undefined) historySeconds = (history - start) / 1000;
+    }
+    return { seconds, mbPerSecond: THROUGHPUT_BYTES / 1e6 / seconds, parsedMB: (parsed - before) / 1e6, ...(historySeconds !== undefined ? { historySeconds } : {}) };
   } finally {
     await session.close();
   }
@@ -274,6 +294,13 @@ export async function memoryRun(
   log: (message: string) => void,
 ) {
   const owners = Array.from({ length: count }, (_, i) => `memory-${i}`);
+  // A warm process: one terminal created, filled and disposed first, so the one-time costs of the process
+  // (code loaded and compiled, the heap's working size) are reported apart, not charged to a terminal.
+  const cold = await product.call<MemoryStep>('memory', { owners: [] });
+  await product.call('ensure', { owner: 'memory-warm-up' });
+  await product.call('fillHistory', { owner: 'memory-warm-up', lines: HISTORY_LINES });
+  await product.call('dispose', { owner: 'memory-warm-up' });
+  await sleep(500);
   const idle = await product.call<MemoryStep>('memory', { owners: [] });
   await product.call('ensure', { owner: owners[0] });
   await product.call('fillHistory', { owner: owners[0], lines: HISTORY_LINES });
@@ -296,7 +323,7 @@ export async function memoryRun(
   }
   const baseAll = await baseline.call<MemoryStep>('memory', { terms: owners });
   log(`  baseline: ${count} terminals filled`);
-  return { product: { idle, one, all, freed }, baseline: { idle: baseIdle, all: baseAll } };
+  return { product: { cold, idle, one, all, freed }, baseline: { idle: baseIdle, all: baseAll } };
 }
 
 // ------------------------------------------------------------------------------------------ 6. interrupt
@@ -330,6 +357,18 @@ export async function interruptRun(context: BenchContext, system: System): Promi
     return (await handle.jsonValue()) as { ms: number; paint: number };
   } catch (error) {
     context.log(`  interrupt (${system}): no prompt within the bound: ${(error as Error).message.split('\n')[0]}`);
+    if (system === 'product') {
+      // What the transport thought of this page at that point (diagnostics for the report's reader).
+      const stats = await context.product.call<{ views: { ownerId: string }[] }>('transportStats').catch(() => ({ views: [] }));
+      const screen = await session.page
+        .evaluate(() => {
+          const el = document.querySelector('shared-terminal') as unknown as { renderer: { buffer: { active: { baseY: number; cursorY: number; getLine(y: number): { translateToString(trim?: boolean): string } | undefined } } } | null; connectionState: string };
+          const buffer = el.renderer?.buffer.active;
+          return { state: el.connectionState, cursorLine: buffer ? buffer.getLine(buffer.baseY + buffer.cursorY)?.translateToString(true) : null };
+        })
+        .catch(() => null);
+      context.log(`  interrupt (product) view: ${JSON.stringify(stats.views.filter((v) => v.ownerId === session.id))}; page: ${JSON.stringify(screen)}`);
+    }
     return { ms: null, paint: null };
   } finally {
     await session.close();

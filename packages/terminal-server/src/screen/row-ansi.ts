@@ -110,29 +110,29 @@ function sgrOfWords(fg: number, bg: number): string {
 }
 
 function archiveEmulatorRow(line: IBufferLine, row: EmulatorRow): ArchivedRow {
-  const text = flat(line.translateToString(true));
   const data = row._data;
-  // Last cell that shows anything (a glyph or a background colour).
+  // The text ends after the last cell with content (what translateToString(true) keeps); the styled form
+  // after the last cell that shows anything (a glyph or a background colour).
+  let trimmed = line.length;
+  while (trimmed > 0 && (data[(trimmed - 1) * 3]! & HAS_CONTENT) === 0) trimmed--;
   let end = line.length;
-  while (end > 0) {
+  while (end > trimmed) {
     const i = (end - 1) * 3;
-    const content = data[i]!;
-    if ((content & HAS_CONTENT) === 0 && content >>> WIDTH_SHIFT !== 0 && (data[i + 2]! & CM_MASK) === 0 && (data[i + 1]! & FG_INVERSE) === 0) end--;
+    if ((data[i + 2]! & CM_MASK) === 0 && (data[i + 1]! & FG_INVERSE) === 0 && data[i]! >>> WIDTH_SHIFT !== 0) end--;
     else break;
   }
-  const parts: string[] = [];
-  let codes: number[] = [];
-  let plain = true;
+  // One flat string of every cell's characters; the text and the runs between SGR changes are slices of
+  // it (no rope of one node per cell, no native buffer per row).
+  const codes: number[] = [];
+  const runs: { at: number; sgr: string }[] = [];
+  let textLength = 0;
   let current = '';
   let lastFg = 0;
   let lastBg = 0;
-  const flushRun = () => {
-    if (codes.length > 0) parts.push(String.fromCharCode(...codes));
-    codes = [];
-  };
   for (let x = 0; x < end; x++) {
     const i = x * 3;
     const content = data[i]!;
+    if (x === trimmed) textLength = codes.length;
     if (content >>> WIDTH_SHIFT === 0) continue; // second half of a wide character
     const fg = data[i + 1]!;
     const bg = data[i + 2]!;
@@ -141,10 +141,8 @@ function archiveEmulatorRow(line: IBufferLine, row: EmulatorRow): ArchivedRow {
       lastBg = bg;
       const sgr = sgrOfWords(fg, bg);
       if (sgr !== current) {
-        flushRun();
-        parts.push(`\x1b[0${sgr}m`);
+        runs.push({ at: codes.length, sgr });
         current = sgr;
-        plain = false;
       }
     }
     if (content & IS_COMBINED) {
@@ -156,12 +154,22 @@ function archiveEmulatorRow(line: IBufferLine, row: EmulatorRow): ArchivedRow {
       else if (cp > 0xffff) codes.push(0xd800 + ((cp - 0x10000) >> 10), 0xdc00 + ((cp - 0x10000) & 0x3ff));
       else codes.push(cp);
     }
-    if (codes.length >= 4096) flushRun();
   }
-  if (plain) return { text, ansi: null, wrapped: line.isWrapped, cells: end };
-  flushRun();
+  if (trimmed >= end) textLength = codes.length;
+  let all = '';
+  for (let k = 0; k < codes.length; k += 4096) all += String.fromCharCode(...codes.slice(k, k + 4096));
+  const text = textLength === all.length ? all : all.slice(0, textLength);
+  if (runs.length === 0) return { text, ansi: null, wrapped: line.isWrapped, cells: end };
+  const parts: string[] = [];
+  if (runs[0]!.at > 0) parts.push(all.slice(0, runs[0]!.at));
+  for (let r = 0; r < runs.length; r++) {
+    parts.push(`\x1b[0${runs[r]!.sgr}m`);
+    const to = r + 1 < runs.length ? runs[r + 1]!.at : all.length;
+    if (to > runs[r]!.at) parts.push(all.slice(runs[r]!.at, to));
+  }
   if (current !== '') parts.push('\x1b[0m');
-  return { text, ansi: flat(parts.join('')), wrapped: line.isWrapped, cells: end };
+  // join gives a flat string; the text is a flat string or a slice of one.
+  return { text, ansi: parts.join(''), wrapped: line.isWrapped, cells: end };
 }
 
 export function archiveRow(line: IBufferLine, cell: IBufferCell): ArchivedRow {

@@ -24,7 +24,7 @@ const { SerializeAddon } = serializeModule;
 const { Unicode11Addon } = unicodeModule;
 
 /** History rows kept inside the emulator (the rest is archived). */
-export const LIVE_SCROLLBACK = 1000;
+export const LIVE_SCROLLBACK = 300;
 /** Upper bound of rows one slice can add (newlines plus wrapped rows), so the counting marker survives. */
 const SLICE_MAX_ROWS = 800;
 

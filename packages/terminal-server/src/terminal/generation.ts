@@ -70,7 +70,7 @@ const WRITE_SETTLE_MS = 15;
 const QUIET_CHECK_MS = 8;
 /** Quiet time after which the screen moves old history rows into its compact archive. */
 const COMPACT_IDLE_MS = 1500;
-const COMPACT_STEP_ROWS = 1000;
+const COMPACT_STEP_ROWS = 500;
 /** How long an unfinished escape sequence at the end of a chunk waits for its rest. */
 const CARRY_FLUSH_MS = 20;
 /** Characters handed to the emulator but not yet parsed, before the PTY stream is left unread. Small, as
@@ -287,6 +287,12 @@ export class TerminalGeneration extends EventEmitter<GenerationEvents> {
       markers = markers.filter((m) => m.at >= first.at && m !== first).map((m) => ({ ...m, at: m.at - first.at }));
     }
     if (text.length === 0 && markers.length === 0) return;
+    if (text.length > 0) {
+      // Views get output as it is read, not after the mirror parsed it (a keystroke's echo does not wait for
+      // the parse queue); snapshots name the last chunk queued before them, so the two stay consistent.
+      this.sequenceNumber += 1;
+      this.emit('output', { generation: this.generation, sequence: this.sequenceNumber, data: text });
+    }
     this.pendingParse += text.length;
     let written = 0;
     for (const marker of markers) {
@@ -321,8 +327,6 @@ export class TerminalGeneration extends EventEmitter<GenerationEvents> {
       if (this.screen.emulatorHistory > LIVE_SCROLLBACK + COMPACT_STEP_ROWS) this.screen.compact(2 * COMPACT_STEP_ROWS);
       if (text.length > 0) {
         this.lastOutputAt = performance.now();
-        this.sequenceNumber += 1;
-        this.emit('output', { generation: this.generation, sequence: this.sequenceNumber, data: text });
         this.scheduleCompaction();
       }
       if (this.promptMark) this.schedulePromptCheck();
@@ -467,13 +471,16 @@ export class TerminalGeneration extends EventEmitter<GenerationEvents> {
 
   /** A snapshot as of everything read so far; `history: false` for the current screen alone. */
   snapshot(options: { history?: boolean } = {}): Promise<ScreenSnapshot & { generation: number }> {
-    return this.atBoundary(() => ({ ...this.screen.snapshot(this.sequenceNumber, options), generation: this.generation }));
+    // Chunks read so far are queued before the boundary, later ones after it.
+    const sequence = this.sequenceNumber;
+    return this.atBoundary(() => ({ ...this.screen.snapshot(sequence, options), generation: this.generation }));
   }
 
   /** Viewport, cursor and sequence as of the last parsed chunk. */
   view(): Promise<{ sequence: number; viewport: string; cursor: Cursor; alternate: boolean }> {
+    const sequence = this.sequenceNumber;
     return this.atBoundary(() => ({
-      sequence: this.sequenceNumber,
+      sequence,
       viewport: this.screen.viewportText(),
       cursor: this.screen.cursor(),
       alternate: this.screen.alternate,
