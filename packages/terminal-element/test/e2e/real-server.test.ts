@@ -133,6 +133,26 @@ test('a reload restores the screen and keeps control (the closing page frees the
   await runAtPrompt('echo "still [$KEPT]"', /^still \[shell-42\]$/m);
 });
 
+test('a flood faster than the page: it skips ahead in place (same renderer), then holds the whole history again', async () => {
+  const renderer = await page.evaluateHandle(() => document.querySelector('shared-terminal')!.renderer);
+  const last = 300_000;
+  await runAtPrompt(`seq -f 'flood line %g' 1 ${last}; echo flood-over`, /^flood-over$/m);
+  const stats = () => server.transport.stats().views.find((v) => v.ownerId === OWNER_ID)!;
+  assert.ok(stats().catchUps > 0 && stats().skippedChars > 0, `the page skipped ahead (${stats().catchUps} catch-ups)`);
+  // Once output is quiet the full snapshot arrives: the page's history is the server's newest 2,000 lines.
+  const text = await until(async () => {
+    const t = await screen();
+    return !stats().partial && t.includes(`flood line ${last - 1900}`) ? t : '';
+  }, 'the whole history in the page');
+  const lines = text.split('\n');
+  const end = lines.lastIndexOf(`flood line ${last}`);
+  assert.equal(lines[end + 1], 'flood-over');
+  for (let k = 0; k < 1900; k++) assert.equal(lines[end - k], `flood line ${last - k}`, `${k} lines from the end`);
+  assert.ok(await page.evaluate((r) => r === document.querySelector('shared-terminal')!.renderer, renderer), 'the renderer was kept');
+  assert.equal((await view()).sockets, 1, 'no reconnect');
+  await runAtPrompt('echo "after [$KEPT]"', /^after \[shell-42\]$/m);
+});
+
 test('a font change leaves stty size unchanged', async () => {
   await runAtPrompt('stty size', /^24 100$/m);
   const before = await view();

@@ -316,6 +316,22 @@ test('acks report the parsed sequence once the renderer caught up', async () => 
   assert.deepEqual(rig.server.framesOfType('ack').map((f) => f.sequence), [2]);
 });
 
+test('every snapshot is acked once parsed, even one with a sequence acked before (the server counts its replay until then)', async () => {
+  const rig = await connected();
+  rig.server.output('a');
+  rig.connection.parsed(1, 1);
+  assert.deepEqual(rig.server.framesOfType('ack').map((f) => f.sequence), [1]);
+  // A catch-up, then the full snapshot at the same sequence once output went quiet.
+  rig.server.send(rig.server.snapshotFrame());
+  rig.connection.parsed(1, 0);
+  rig.server.send(rig.server.snapshotFrame());
+  rig.connection.parsed(1, 0);
+  assert.deepEqual(rig.server.framesOfType('ack').map((f) => f.sequence), [1, 1, 1]);
+  // Outputs after it are acked as before: not twice.
+  rig.connection.parsed(1, 0);
+  assert.equal(rig.server.framesOfType('ack').length, 3);
+});
+
 test('a status that turns blocked or exited raises one notice each', async () => {
   const rig = await connected();
   rig.server.setStatus({ queueStatus: 'blocked' });
