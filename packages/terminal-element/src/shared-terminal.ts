@@ -320,13 +320,16 @@ export class SharedTerminalElement extends LitElement {
     const current = this.term;
     if (
       current &&
+      frame.historyLines === 0 &&
       this.termGeneration === frame.generation &&
       current.rows === frame.rows &&
       current.cols === frame.cols &&
       current.options.scrollback === frame.scrollbackLines
     ) {
-      // Same shell, same size (a catch-up after a flood, a resync, a reconnect): rebuild the screen in place.
-      // The full reset is written in order, so writes queued before it land before it and never after.
+      // A screen without history for the same shell and size (the server's catch-up while the page cannot
+      // keep up with a flood, several a second): rebuilt in place, keeping the renderer. The full reset is
+      // written in order, so writes queued before it land before it and never after. Snapshots with history
+      // get a fresh renderer: cheaper than resetting one that holds thousands of rows (bench: reconnect).
       const connection = this.connection;
       current.write(`\x1bc${frame.replay}`, () => {
         if (current === this.term) connection?.parsed(frame.sequence, 0);
