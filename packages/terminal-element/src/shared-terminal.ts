@@ -317,23 +317,8 @@ export class SharedTerminalElement extends LitElement {
   private applySnapshot(frame: SnapshotFrame): void {
     const host = this.renderRoot.querySelector<HTMLElement>('.xterm-host');
     if (!host) return;
-    const current = this.term;
-    if (
-      current &&
-      frame.historyLines === 0 &&
-      this.termGeneration === frame.generation &&
-      current.rows === frame.rows &&
-      current.cols === frame.cols &&
-      current.options.scrollback === frame.scrollbackLines
-    ) {
-      // A screen without history for the same shell and size (the server's catch-up while the page cannot
-      // keep up with a flood, several a second): rebuilt in place, keeping the renderer. The full reset is
-      // written in order, so writes queued before it land before it and never after. Snapshots with history
-      // get a fresh renderer: cheaper than resetting one that holds thousands of rows (bench: reconnect).
-      const connection = this.connection;
-      current.write(`\x1bc${frame.replay}`, () => {
-        if (current === this.term) connection?.parsed(frame.sequence, 0);
-      });
+    if (this.canApplyInPlace(frame)) {
+      this.applyInPlace(frame);
       return;
     }
     const root = this.renderRoot as ShadowRoot;
@@ -370,6 +355,37 @@ export class SharedTerminalElement extends LitElement {
       if (term === this.term) connection?.parsed(frame.sequence, 0);
     });
     if (hadFocus) term.focus();
+  }
+
+  /**
+   * A screen without history for the same shell and size: the server's catch-up while the page cannot keep
+   * up with a flood, several a second. Snapshots with history get a fresh renderer: cheaper than resetting
+   * one that holds thousands of rows.
+   */
+  private canApplyInPlace(frame: SnapshotFrame): boolean {
+    const term = this.term;
+    return (
+      !!term &&
+      frame.historyLines === 0 &&
+      this.termGeneration === frame.generation &&
+      term.rows === frame.rows &&
+      term.cols === frame.cols &&
+      term.options.scrollback === frame.scrollbackLines
+    );
+  }
+
+  /**
+   * Rebuild the screen in the current renderer. The full reset is written in order, so writes queued before
+   * it land before it and never after. A method of its own on purpose: a closure over the old renderer in
+   * applySnapshot would share its scope with the new renderer's handlers and keep the old one alive.
+   */
+  private applyInPlace(frame: SnapshotFrame): void {
+    const term = this.term;
+    if (!term) return;
+    const connection = this.connection;
+    term.write(`\x1bc${frame.replay}`, () => {
+      if (term === this.term) connection?.parsed(frame.sequence, 0);
+    });
   }
 
   private applyOutput(frame: OutputFrame): void {

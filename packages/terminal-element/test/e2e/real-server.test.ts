@@ -4,7 +4,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { chromium, type Browser, type Page } from 'playwright';
 import { OWNER_ID, startRealServer, type RealServer } from '../helpers/real-server.ts';
-import { chromiumLaunchOptions } from '../helpers/chromium.mjs';
+import { CHROMIUM_FLAGS, chromiumLaunchOptions } from '../helpers/chromium.mjs';
 
 let server: RealServer;
 let browser: Browser;
@@ -66,7 +66,8 @@ async function open(): Promise<void> {
 
 before(async () => {
   server = await startRealServer();
-  browser = await chromium.launch(chromiumLaunchOptions());
+  // gc() in the page: the leak test below checks that a replaced renderer is really let go.
+  browser = await chromium.launch({ ...chromiumLaunchOptions(), args: [...CHROMIUM_FLAGS, '--js-flags=--expose-gc'] });
   page = await browser.newPage({ viewport: { width: 1100, height: 800 } });
   await page.addInitScript(() => {
     const w = window as unknown as { __frames: string[]; __sockets: number; WebSocket: typeof WebSocket };
@@ -156,6 +157,35 @@ test('a flood faster than the page: it skips ahead (catch-ups in place), then ho
   for (let k = 0; k < 1900; k++) assert.equal(lines[end - k], `flood line ${last - k}`, `${k} lines from the end`);
   assert.equal((await view()).sockets, 1, 'no reconnect');
   await runAtPrompt('echo "after [$KEPT]"', /^after \[shell-42\]$/m);
+});
+
+test('a snapshot with history gets a fresh renderer and the old one is let go (nothing keeps it alive)', async () => {
+  await page.evaluate(() => {
+    const w = window as unknown as { __oldRenderer: WeakRef<object> };
+    w.__oldRenderer = new WeakRef(document.querySelector('shared-terminal')!.renderer!);
+    document.querySelector('shared-terminal')!.reconnect();
+  });
+  await until(
+    async () =>
+      page.evaluate(() => {
+        const w = window as unknown as { __oldRenderer: WeakRef<object> };
+        const el = document.querySelector('shared-terminal')!;
+        return el.connectionState === 'connected' && el.renderer !== null && el.renderer !== w.__oldRenderer.deref();
+      }),
+    'a fresh renderer',
+  );
+  await until(
+    async () =>
+      page.evaluate(async () => {
+        const w = window as unknown as { __oldRenderer: WeakRef<object>; gc: () => void };
+        w.gc();
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        w.gc();
+        return w.__oldRenderer.deref() === undefined;
+      }),
+    'the old renderer to be collected',
+    10_000,
+  );
 });
 
 test('a font change leaves stty size unchanged', async () => {
