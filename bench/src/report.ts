@@ -56,7 +56,7 @@ const mib = (bytes: number) => `${round(bytes / MIB, 2)} MiB`;
 const flat = <T>(lists: T[][]) => lists.flat();
 const over = (value: number, limit: number) => (value <= limit ? `${round(limit - value, 1)} under` : `${round(value - limit, 1)} over (${round(value / limit, 2)}x the goal)`);
 
-function echoSamples(runs: EchoRun[]): { summary: Summary; missed: number; sends: number; arrivals: number; glyphs: number } {
+function echoSamples(runs: EchoRun[]): { summary: Summary; missed: number; sends: number; arrivals: number; glyphs: number; firstKeys: number[] } {
   const values = flat(runs.map((r) => [...r.latencies, ...Array<number>(r.missed).fill(MISSED_ECHO_MS)]));
   return {
     summary: summarize(values),
@@ -64,6 +64,7 @@ function echoSamples(runs: EchoRun[]): { summary: Summary; missed: number; sends
     sends: round(median(flat(runs.map((r) => r.sends.filter(Number.isFinite)))), 1),
     arrivals: round(median(flat(runs.map((r) => r.arrivals.filter(Number.isFinite)))), 1),
     glyphs: runs.reduce((sum, r) => sum + (r.glyphs ?? r.latencies.length), 0),
+    firstKeys: runs.map((r) => r.latencies[0]).filter((v): v is number => v !== undefined),
   };
 }
 
@@ -116,7 +117,7 @@ export function judge(raw: RawResults): Verdict[] {
       margin: `p50 ${over(pi.summary.p50, 10)}; p99 ${over(pi.summary.p99, 30)}`,
       why:
         `Median path in the product: the key leaves on the socket ${ms(pi.sends)} after keydown and its echo arrives ${ms(pi.arrivals)} after keydown (baseline ${ms(bi.sends)} / ${ms(bi.arrivals)}). ` +
-        'The first key of each run also opens the human lease (begin → grant → write), which is one of the slow samples; the tail otherwise follows the machine\'s load (other engineers\' Chromium tests), and hits the baseline alike.',
+        `The first key of each run opens the human lease (begin → grant → write): those ${pi.firstKeys.length} keys took ${pi.firstKeys.map((v) => ms(v)).join(', ')} (the baseline's first keys ${bi.firstKeys.map((v) => ms(v)).join(', ')}); a harness measurement put about 8 ms of the extra in the server (a begin at an idle prompt against about 5 ms for a key under a granted lease), the rest is the page. With 3 runs of 100 keys the p99 is the 4th slowest sample, so one more slow key than the three first keys decides it: the tail follows the machine's load (other engineers' Chromium tests) and hits the baseline alike.`,
       figures: { product: pi, baseline: bi },
     });
     const floodMet = pf.summary.p99 <= 60;
@@ -201,6 +202,8 @@ export function judge(raw: RawResults): Verdict[] {
     const per = (r: NonNullable<RawResults['measurements']['memory']>[number]) => ({
       one: r.product.one.rss - r.product.idle.rss,
       processOnce: r.product.cold ? r.product.idle.rss - r.product.cold.rss : 0,
+      oneHeapTotal: r.product.one.heapTotal - r.product.idle.heapTotal,
+      oneHeld: r.product.one.heapUsed + r.product.one.external - r.product.idle.heapUsed - r.product.idle.external,
       each: (r.product.all.rss - r.product.idle.rss) / r.product.all.shells.length,
       heapEach: (r.product.all.heapUsed - r.product.idle.heapUsed) / r.product.all.shells.length,
       arrayBuffersEach: (r.product.all.arrayBuffers - r.product.idle.arrayBuffers) / r.product.all.shells.length,
@@ -226,9 +229,9 @@ export function judge(raw: RawResults): Verdict[] {
       why:
         `What the 32 terminals hold is about ${mib(pick('heapEach') + pick('externalEach'))} each of V8 heap and external memory: the newest 300 history rows in the emulator (12 bytes per cell) and the rest as text plus SGR. ` +
         'The emulator now archives history while output flows, a step of 500 rows at a time (it never holds more than about 800 history rows, tested in engine-history), with a row serializer that reads the emulator\'s cell words directly (tested equal to the cell API on random rows); before, it kept the whole history until 1.5 s of quiet, and the process kept that peak: the previous run measured +12.65 MiB each of 32 and +79.43 MiB for one. ' +
-        `One terminal alone, in a warm process (a terminal was created, filled and disposed first; that first terminal's one-time cost to the process, code and heap working size, was +${mib(pick('processOnce'))} and is not charged to the terminal): RSS +${mib(one)}, most of it V8 growing its heap capacity (heapTotal) while the 10,000 lines were parsed, which later terminals reuse, as the 32 show. ` +
+        `One terminal alone, in a warm process (a terminal was created, filled and disposed first; that first terminal's one-time cost to the process, code and heap working size, was +${mib(pick('processOnce'))} and is not charged to the terminal): RSS +${mib(one)}, of which the terminal holds +${mib(pick('oneHeld'))} (heap used and external) and V8's heap capacity grew +${mib(pick('oneHeapTotal'))}; the rest is native memory outside V8's heap that the process keeps after filling the history (which allocations, was not identified in this session) and that later terminals reuse: the 32 cost +${mib(each)} each. ` +
         `After disposing all 32 the server's RSS stays +${mib(pick('freed'))} above its start although heapUsed is back near its starting value: allocator and V8 retention, not a leak. ` +
-        'Proposed next for the single-terminal figure: a smaller young generation for the server process (--max-semi-space-size), measured against throughput.',
+        'Proposed next for the single-terminal figure: find which native allocations outlive the fill (a heap profile of malloc, e.g. with MALLOC_ARENA_MAX=2 and M_TRIM settings for hosts, measured against throughput).',
       figures: { runs: runs.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, Math.round(v)]))) },
     });
   }
