@@ -4,9 +4,8 @@
  * `dist/index.js`), exactly as a host mounts them. The harness drives it over IPC (see rpc.ts): the tools
  * are called in this process with `runTool`, so tool timings exclude any host's HTTP or MCP layer.
  */
-import { once } from 'node:events';
 import { existsSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:http';
+import { elementPage, startPageServer } from '@shared-terminal/element/testing/page-server';
 import { TerminalHub, createNodePtyProvider, createTerminalTransport, resolveConfig, runSend, runTool, type ToolName } from '@shared-terminal/server';
 import { serveRpc } from './rpc.ts';
 import { rssOf, settledMemory, wallNow } from './proc.ts';
@@ -22,40 +21,14 @@ const config = resolveConfig({});
 const hub = new TerminalHub({ config, provider: createNodePtyProvider(), cwd });
 const transport = createTerminalTransport({ hub, path: '/terminal/ws' });
 
-const page = (owner: string) => `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>bench: product</title>
-<style>body{margin:0} shared-terminal{--shared-terminal-max-height:none}</style></head>
-<body><shared-terminal font-size="13" lang="en"></shared-terminal>
-<script type="module">
-  import '/element.js';
-  const el = document.querySelector('shared-terminal');
-  el.touchDevice = false;
-  el.connector = async ({ readonly }) => {
-    const res = await fetch('/token?owner=${encodeURIComponent(owner)}' + (readonly ? '&readonly=1' : ''), { method: 'POST' });
-    if (!res.ok) throw new Error('token route answered ' + res.status);
-    return res.json();
-  };
-</script></body></html>`;
-
-const server = createServer((req, res) => {
-  const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-  const owner = url.searchParams.get('owner') ?? 'bench';
-  if (req.method === 'GET' && url.pathname === '/') {
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page(owner));
-  } else if (req.method === 'GET' && url.pathname === '/element.js') {
-    res.writeHead(200, { 'content-type': 'text/javascript; charset=utf-8' }).end(bundle);
-  } else if (req.method === 'POST' && url.pathname === '/token') {
-    const { token } = transport.issueToken(owner, { readonly: url.searchParams.get('readonly') === '1' });
-    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ url: `ws://${req.headers.host}/terminal/ws`, token }));
-  } else {
-    res.writeHead(404).end();
-  }
+const pages = await startPageServer({
+  bundle: () => bundle,
+  defaultOwner: 'bench',
+  wsPath: '/terminal/ws',
+  issueToken: (ownerId, options) => transport.issueToken(ownerId, options),
+  handleUpgrade: (req, socket, head) => transport.handleUpgrade(req, socket, head),
+  page: (owner) => elementPage(owner, { title: 'bench: product', style: 'body{margin:0} shared-terminal{--shared-terminal-max-height:none}', lang: 'en' }),
 });
-server.on('upgrade', (req, socket, head) => transport.handleUpgrade(req, socket, head));
-server.listen(0, '127.0.0.1');
-await once(server, 'listening');
-const address = server.address();
-const port = typeof address === 'object' && address ? address.port : 0;
 
 async function generationOf(owner: string) {
   const generation = await hub.acquire(owner).ensure();
@@ -73,6 +46,19 @@ const traces = new Map<string, { ch: string; t: number }[]>();
 
 function send(owner: string, text: string) {
   return runSend(hub, owner, { text });
+}
+
+/** `n` timed sends of `text` with their wait reasons; `after` runs untimed after each. */
+async function timedSends(owner: string, text: string, n: number, after?: (i: number) => Promise<void>) {
+  const times: number[] = [];
+  const reasons = new Set<string>();
+  for (let i = 0; i < n; i++) {
+    const { ms, value } = await timed(() => send(owner, text));
+    times.push(ms);
+    reasons.add(value.waitReason);
+    await after?.(i);
+  }
+  return { times, reasons: [...reasons] };
 }
 
 serveRpc(
@@ -99,27 +85,14 @@ serveRpc(
     /** `n` sends of `text`, each timed around `runTool` (after one untimed warm-up). */
     async sendTimes({ owner, text, n }: { owner: string; text: string; n: number }) {
       await send(owner, text);
-      const times: number[] = [];
-      const reasons = new Set<string>();
-      for (let i = 0; i < n; i++) {
-        const { ms, value } = await timed(() => send(owner, text));
-        times.push(ms);
-        reasons.add(value.waitReason);
-      }
-      return { times, reasons: [...reasons] };
+      return timedSends(owner, text, n);
     },
     /** `text` (e.g. `read x`) until the engine reports the input wait, then the answer (untimed) until the prompt. */
     async inputWaitTimes({ owner, text, n }: { owner: string; text: string; n: number }) {
-      const times: number[] = [];
-      const reasons = new Set<string>();
-      for (let i = 0; i < n; i++) {
-        const { ms, value } = await timed(() => send(owner, text));
-        times.push(ms);
-        reasons.add(value.waitReason);
+      return timedSends(owner, text, n, async (i) => {
         const answer = await send(owner, `answer-${i}`);
         if (answer.waitReason !== 'prompt') throw new Error(`answering ${text} ended with ${answer.waitReason}`);
-      }
-      return { times, reasons: [...reasons] };
+      });
     },
     /** Print HISTORY_LINES lines and move them into the archive (what 1.5 s of quiet would do). */
     async fillHistory({ owner, lines }: { owner: string; lines: number }) {
@@ -201,12 +174,11 @@ serveRpc(
     },
     async shutdown() {
       await transport.close();
-      server.closeAllConnections();
-      server.close();
+      await pages.close();
       await hub.disposeAll();
       setTimeout(() => process.exit(0), 20);
       return {};
     },
   },
-  { url: `http://127.0.0.1:${port}/`, pid: process.pid, rows: config.rows, cols: config.cols, scrollbackLines: config.scrollbackLines },
+  { url: pages.url, pid: process.pid, rows: config.rows, cols: config.cols, scrollbackLines: config.scrollbackLines },
 );

@@ -110,8 +110,6 @@ export class TerminalGeneration extends EventEmitter<GenerationEvents> {
   private reportedWait: { dispatch: number; sequence: number } | undefined;
   private lastOutputAt = 0;
   private lastWriteAt = 0;
-  private holds = new Set<string>();
-  private releaseHold: (() => void) | undefined;
   private pendingParse = 0;
   private releaseParse: (() => void) | undefined;
   private pumped: Promise<void> = Promise.resolve();
@@ -227,7 +225,6 @@ export class TerminalGeneration extends EventEmitter<GenerationEvents> {
   private async pumpOutput(): Promise<void> {
     try {
       for await (const chunk of this.handle.output as AsyncIterable<string>) {
-        if (this.holds.size > 0) await new Promise<void>((resolve) => (this.releaseHold = resolve));
         if (this.carryTimer) clearTimeout(this.carryTimer);
         this.carryTimer = undefined;
         this.ingest(chunk);
@@ -247,17 +244,6 @@ export class TerminalGeneration extends EventEmitter<GenerationEvents> {
       if (rest) this.ingest('', rest);
     } catch {
       // A stream error ends the output; the exit watcher reports the end of the process.
-    }
-  }
-
-  /** Flow control: while any hold is set, no more output is read (the PTY pauses once buffers fill). */
-  hold(reason: string, on: boolean): void {
-    if (on) this.holds.add(reason);
-    else this.holds.delete(reason);
-    if (this.holds.size === 0 && this.releaseHold) {
-      const release = this.releaseHold;
-      this.releaseHold = undefined;
-      release();
     }
   }
 
@@ -548,9 +534,6 @@ export class TerminalGeneration extends EventEmitter<GenerationEvents> {
   async terminate(): Promise<void> {
     this.disposed = true;
     this.clearTimers();
-    this.hold('terminate', false);
-    this.holds.clear();
-    this.releaseHold?.();
     this.releaseParse?.();
     await this.handle.terminate();
     await within(this.done, 1000);
