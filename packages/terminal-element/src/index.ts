@@ -5,7 +5,7 @@
 import { SharedTerminalElement } from './shared-terminal.ts';
 
 export { SharedTerminalElement, modelWaiting, MIN_FONT_SIZE, MAX_FONT_SIZE, DEFAULT_FONT_SIZE } from './shared-terminal.ts';
-export type { StatusEventDetail, NoticeEventDetail } from './shared-terminal.ts';
+export type { StatusEventDetail, NoticeEventDetail, ScreenEventDetail } from './shared-terminal.ts';
 export {
   TerminalConnection,
   type ConnectionState,

@@ -25,6 +25,9 @@
  * @event shared-terminal-notice - `{ code, message }`: a notice was shown (discarded input, input limit,
  *   reconnecting, exited, blocked, ...).
  * @event shared-terminal-generation - `{ generation, previous, rows, cols }`: a (new) shell generation is shown.
+ * @event shared-terminal-screen - `{ generation, sequence, historyLines, truncated }`: a snapshot from the
+ *   server is parsed and on screen (on connect: the screen with the newest history first, then the whole
+ *   history, parsed off screen and swapped in; and after catching up with a flood).
  * @event shared-terminal-toggle - `{ collapsed }`: the person collapsed or expanded the panel.
  * @event shared-terminal-font-size - `{ fontSize }`: the person changed the font size.
  *
@@ -79,6 +82,18 @@ const MAX_NOTICES = 4;
 const ERROR_NOTICES: ReadonlySet<ViewNoticeCode> = new Set(['protocol-error', 'disposed', 'blocked', 'exited', 'operation-failed', 'connect-failed']);
 /** Notices that describe a passing condition: they go away once the view is connected again. */
 const TRANSIENT_NOTICES: ReadonlySet<ViewNoticeCode> = new Set(['reconnecting', 'connect-failed', 'not-connected', 'protocol-error', 'disposed']);
+
+/** Detail of `shared-terminal-screen`: a snapshot was parsed and is on screen. */
+export interface ScreenEventDetail {
+  generation: number;
+  /** The last output the screen includes. */
+  sequence: number;
+  /** History rows that came with it. */
+  historyLines: number;
+  /** Older history was left out: evicted by the server's limits, or still coming (a reconnect's first
+   *  screen carries the newest rows; the full history follows in a moment). */
+  truncated: boolean;
+}
 
 export interface StatusEventDetail extends Omit<StatusFrame, 'v' | 'type'> {
   /** A model operation waits behind the person who holds input. */
@@ -149,6 +164,8 @@ export class SharedTerminalElement extends LitElement {
   private connectionConnector: Connector | null = null;
   private unsubscribers: Array<() => void> = [];
   private term: Terminal | null = null;
+  /** A renderer parsing a snapshot off screen; it replaces `term` once parsed (see stage()). */
+  private staged: Terminal | null = null;
   private termGeneration: number | null = null;
   private pasting = false;
 
@@ -317,14 +334,37 @@ export class SharedTerminalElement extends LitElement {
   private applySnapshot(frame: SnapshotFrame): void {
     const host = this.renderRoot.querySelector<HTMLElement>('.xterm-host');
     if (!host) return;
+    this.dropStaged();
     if (this.canApplyInPlace(frame)) {
       this.applyInPlace(frame);
+      return;
+    }
+    if (this.canStage(frame)) {
+      this.stage(frame, host);
       return;
     }
     const root = this.renderRoot as ShadowRoot;
     const hadFocus = !!this.term && !!root.activeElement && host.contains(root.activeElement);
     this.disposeRenderer();
     // Another shell or size: a fresh renderer (writes queued on the old one must never land on the new screen).
+    const term = this.createRenderer(frame, host, false);
+    this.term = term;
+    this.termGeneration = frame.generation;
+    this.hasRenderer = true;
+    const connection = this.connection;
+    term.write(frame.replay, () => {
+      if (term !== this.term) return;
+      connection?.parsed(frame.sequence, 0);
+      this.screenShown(frame);
+    });
+    if (hadFocus) term.focus();
+  }
+
+  /** A renderer at the snapshot's size in a wrapper of its own (hidden while staged). */
+  private createRenderer(frame: SnapshotFrame, host: HTMLElement, staged: boolean): Terminal {
+    const wrapper = document.createElement('div');
+    wrapper.className = staged ? 'renderer staged' : 'renderer';
+    host.append(wrapper);
     const term = new Terminal({
       rows: frame.rows,
       cols: frame.cols,
@@ -341,20 +381,13 @@ export class SharedTerminalElement extends LitElement {
     term.loadAddon(new Unicode11Addon());
     term.unicode.activeVersion = '11';
     silenceQueryReplies(term);
-    term.open(host);
+    term.open(wrapper);
     term.onData((data) => {
       if (term !== this.term) return;
       if (isFocusReport(data) && !this.pasting) return;
       this.connection?.input(data);
     });
-    this.term = term;
-    this.termGeneration = frame.generation;
-    this.hasRenderer = true;
-    const connection = this.connection;
-    term.write(frame.replay, () => {
-      if (term === this.term) connection?.parsed(frame.sequence, 0);
-    });
-    if (hadFocus) term.focus();
+    return term;
   }
 
   /**
@@ -363,10 +396,13 @@ export class SharedTerminalElement extends LitElement {
    * one that holds thousands of rows.
    */
   private canApplyInPlace(frame: SnapshotFrame): boolean {
+    return frame.historyLines === 0 && this.sameScreen(frame);
+  }
+
+  private sameScreen(frame: SnapshotFrame): boolean {
     const term = this.term;
     return (
       !!term &&
-      frame.historyLines === 0 &&
       this.termGeneration === frame.generation &&
       term.rows === frame.rows &&
       term.cols === frame.cols &&
@@ -384,20 +420,85 @@ export class SharedTerminalElement extends LitElement {
     if (!term) return;
     const connection = this.connection;
     term.write(`\x1bc${frame.replay}`, () => {
-      if (term === this.term) connection?.parsed(frame.sequence, 0);
+      if (term !== this.term) return;
+      connection?.parsed(frame.sequence, 0);
+      this.screenShown(frame);
     });
   }
 
+  /**
+   * A snapshot with history for the screen already shown (the full history after a reconnect's first
+   * screen, or after catching up with a flood): parsing thousands of rows takes the page a few hundred
+   * milliseconds, so it is parsed in a hidden renderer while the current one stays on screen and takes
+   * keys, and swapped in once parsed. The server sends nothing newer until this snapshot is acked, so the
+   * screen shown meanwhile is the snapshot's own.
+   */
+  private canStage(frame: SnapshotFrame): boolean {
+    return frame.historyLines > 0 && this.sameScreen(frame);
+  }
+
+  private stage(frame: SnapshotFrame, host: HTMLElement): void {
+    const term = this.createRenderer(frame, host, true);
+    this.staged = term;
+    const connection = this.connection;
+    term.write(frame.replay, () => {
+      if (term !== this.staged) return;
+      this.swapInStaged();
+      connection?.parsed(frame.sequence, 0);
+      this.screenShown(frame);
+    });
+  }
+
+  /** Put the parsed staged renderer on screen in place of the current one, at the same distance from the
+   *  bottom if the person had scrolled up, with the focus it had. */
+  private swapInStaged(): void {
+    const next = this.staged;
+    const previous = this.term;
+    if (!next) return;
+    this.staged = null;
+    const root = this.renderRoot as ShadowRoot;
+    const previousWrapper = previous?.element?.parentElement ?? null;
+    const hadFocus = !!previousWrapper && !!root.activeElement && previousWrapper.contains(root.activeElement);
+    const fromBottom = previous ? previous.buffer.active.baseY - previous.buffer.active.viewportY : 0;
+    next.element?.parentElement?.classList.remove('staged');
+    if (fromBottom > 0) next.scrollToLine(Math.max(0, next.buffer.active.baseY - fromBottom));
+    this.term = next;
+    previous?.dispose();
+    previousWrapper?.remove();
+    if (hadFocus) next.focus();
+  }
+
+  /** A staged renderer that will not be shown (another snapshot replaced it, or the renderer went). */
+  private dropStaged(): void {
+    const staged = this.staged;
+    if (!staged) return;
+    this.staged = null;
+    const wrapper = staged.element?.parentElement;
+    staged.dispose();
+    wrapper?.remove();
+  }
+
+  private screenShown(frame: SnapshotFrame): void {
+    this.fire('shared-terminal-screen', {
+      generation: frame.generation,
+      sequence: frame.sequence,
+      historyLines: frame.historyLines,
+      truncated: frame.truncated,
+    } satisfies ScreenEventDetail);
+  }
+
   private applyOutput(frame: OutputFrame): void {
-    const term = this.term;
+    // Output after a staged snapshot belongs to the staged renderer (the shown one is as of that snapshot).
+    const term = this.staged ?? this.term;
     if (!term) return;
     const connection = this.connection;
     term.write(frame.data, () => {
-      if (term === this.term) connection?.parsed(frame.sequence, frame.data.length);
+      if (term === this.term || term === this.staged) connection?.parsed(frame.sequence, frame.data.length);
     });
   }
 
   private disposeRenderer(): void {
+    this.dropStaged();
     this.term?.dispose();
     this.term = null;
     this.hasRenderer = false;

@@ -247,6 +247,15 @@ export const panelStyles = css`
   .xterm-host {
     display: inline-block;
     min-width: 100%;
+    position: relative;
+  }
+  /* A renderer parsing a snapshot off screen: laid out (it measures its font) but unseen until swapped in. */
+  .renderer.staged {
+    position: absolute;
+    top: 0;
+    left: 0;
+    visibility: hidden;
+    pointer-events: none;
   }
   .placeholder {
     padding: 12px;

@@ -71,6 +71,34 @@ describe('engine: long history', () => {
     replica.dispose();
   });
 
+  it('a snapshot cut at maxHistoryLines holds the newest rows alone, in order, across the emulator and the archive', async () => {
+    const generation = t.hub.get('history')!.generation!;
+    const replicaLines = async (replay: string, rows: number, cols: number): Promise<string[]> => {
+      const replica = new headless.Terminal({ rows, cols, scrollback: 10000, allowProposedApi: true });
+      await new Promise<void>((resolve) => replica.write(replay, resolve));
+      const buffer = replica.buffer.active;
+      const lines: string[] = [];
+      for (let y = 0; y < buffer.length; y++) lines.push(buffer.getLine(y)!.translateToString(true));
+      replica.dispose();
+      return lines;
+    };
+    const full = await generation.snapshot();
+    const fullLines = await replicaLines(full.replay, full.rows, full.cols);
+    const emulatorRows = generation.emulatorHistoryRows;
+    assert.ok(full.historyLines > emulatorRows + 200, 'the history reaches into the archive');
+    // Within the emulator's rows, exactly at its edge, and reaching into the archive.
+    for (const limit of [Math.max(1, emulatorRows - 40), emulatorRows, emulatorRows + 150]) {
+      const cut = await generation.snapshot({ maxHistoryLines: limit });
+      assert.equal(cut.historyLines, limit, `limit ${limit}`);
+      assert.equal(cut.truncated, true);
+      const lines = await replicaLines(cut.replay, cut.rows, cut.cols);
+      assert.deepEqual(lines, fullLines.slice(fullLines.length - lines.length), `limit ${limit}: the newest rows of the full history`);
+      assert.equal(lines.length, limit + full.rows);
+    }
+    const uncut = await generation.snapshot({ maxHistoryLines: full.historyLines + 10 });
+    assert.equal(uncut.replay, full.replay, 'a limit above the history changes nothing');
+  });
+
   it('a capture that began before its rows were archived still reads them', async () => {
     const r = await runSend(t.hub, 'history', { text: 'seq 1 2500; sleep 2; echo end' });
     const lines = r.output.split('\n');

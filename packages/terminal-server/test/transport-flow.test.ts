@@ -3,12 +3,14 @@
  * its send queue stays bounded (server memory is printed), the controller ends equal to the server, and the
  * slow view is resynced from a snapshot once it reads again. A view that acks but stops (a page that cannot
  * keep up): it never slows the shell, at most a window of output is in flight to it, it skips the rest, and
- * when it acks again it catches up from the current screen and then gets the whole history back.
+ * when it acks again it catches up from the current screen and then gets the whole history back. A view's
+ * first snapshot carries the newest ATTACH_HISTORY_LINES of history and the full one follows: at once after
+ * its ack, or after quiet output for a view that does not ack.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { ManualClock, SEND_QUEUE_BYTES, runSend } from '../src/index.ts';
-import { FLOW_WINDOW_CHARS } from '../src/protocol/index.ts';
+import { ATTACH_HISTORY_LINES, ManualClock, SEND_QUEUE_BYTES, runSend } from '../src/index.ts';
+import { FLOW_WINDOW_CHARS, type ServerFrame, type SnapshotFrame } from '../src/protocol/index.ts';
 import { type FreezableProxy, type Harness, assertSameScreen, startHarness, startProxy, until } from './helpers/transport-harness.ts';
 
 function mb(bytes: number): string {
@@ -112,5 +114,44 @@ describe('transport flow control', () => {
     assert.equal(stats().holding, false);
     assert.equal(stats().catchUps, 1);
     controller.terminate();
+  });
+
+  test('a first snapshot carries the newest rows of history; the whole history follows after its ack, or after quiet for a view that does not ack', async () => {
+    const owner = h.hub.acquire('backfill');
+    await owner.ensure();
+    const filled = await runSend(h.hub, 'backfill', { text: "seq -f 'backfill row %g' 1 3000; echo backfill-done" });
+    assert.equal(filled.waitReason, 'prompt');
+    const firstSnapshots = (client: { frames: ServerFrame[] }) => client.frames.filter((f): f is SnapshotFrame => f.type === 'snapshot');
+
+    const acking = await h.connect('backfill');
+    await acking.waitFor(() => acking.snapshots >= 2, 'the full snapshot after the ack');
+    const [first, full] = firstSnapshots(acking);
+    assert.equal(first!.historyLines, ATTACH_HISTORY_LINES, 'the first snapshot has the newest rows alone');
+    assert.equal(first!.truncated, true);
+    assert.ok(first!.replay.includes('backfill row 3000') && !first!.replay.includes('backfill row 2000\r'), 'the newest rows, not the oldest');
+    assert.ok(full!.historyLines >= 990, `then the whole history (${full!.historyLines} lines)`);
+    assert.ok(full!.replay.length > first!.replay.length);
+    await assertSameScreen(h, 'backfill', acking);
+
+    // A client that never acks gets the rest once output has been quiet (SETTLE_MS).
+    const silent = await h.connect('backfill', { ack: false, readonly: true });
+    await silent.waitFor(() => silent.snapshots >= 2, 'the full snapshot after quiet output');
+    const [silentFirst, silentFull] = firstSnapshots(silent);
+    assert.equal(silentFirst!.historyLines, ATTACH_HISTORY_LINES);
+    assert.ok(silentFull!.historyLines >= 990);
+    await assertSameScreen(h, 'backfill', silent);
+
+    // A short history fits the first snapshot: nothing follows.
+    const small = h.hub.acquire('backfill-small');
+    await small.ensure();
+    await runSend(h.hub, 'backfill-small', { text: 'seq 1 100' });
+    const single = await h.connect('backfill-small');
+    await assertSameScreen(h, 'backfill-small', single);
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    assert.equal(single.snapshots, 1, 'one snapshot when the history fits');
+    for (const client of [acking, silent, single]) {
+      assert.deepEqual(client.violations, []);
+      client.terminate();
+    }
   });
 });

@@ -47,7 +47,7 @@ async function sentFrames(): Promise<Array<{ type: string; input?: string }>> {
 }
 
 async function runAtPrompt(command: string, expect: RegExp): Promise<string> {
-  await page.locator('shared-terminal .xterm-screen').click();
+  await page.locator('shared-terminal .renderer:not(.staged) .xterm-screen').click();
   await page.keyboard.type(command, { delay: 10 });
   await page.keyboard.press('Enter');
   return until(async () => {
@@ -157,6 +157,49 @@ test('a flood faster than the page: it skips ahead (catch-ups in place), then ho
   for (let k = 0; k < 1900; k++) assert.equal(lines[end - k], `flood line ${last - k}`, `${k} lines from the end`);
   assert.equal((await view()).sockets, 1, 'no reconnect');
   await runAtPrompt('echo "after [$KEPT]"', /^after \[shell-42\]$/m);
+});
+
+test('a reconnect shows the screen with the newest history first, then the whole history parsed off screen and swapped in (never a blank screen)', async () => {
+  type ScreenDetail = { historyLines: number; truncated: boolean };
+  type Probe = { __screens: ScreenDetail[]; __blank: number; __samples: number; __sampling: boolean };
+  await page.evaluate(() => {
+    const w = window as unknown as Probe;
+    const el = document.querySelector('shared-terminal')!;
+    w.__screens = [];
+    w.__blank = 0;
+    w.__samples = 0;
+    w.__sampling = true;
+    el.addEventListener('shared-terminal-screen', (event) => w.__screens.push((event as CustomEvent<ScreenDetail>).detail));
+    // Every frame: exactly one renderer on screen, and it shows text.
+    const sample = (): void => {
+      if (!w.__sampling) return;
+      const shown = el.shadowRoot!.querySelectorAll('.renderer:not(.staged) .xterm-rows');
+      w.__samples += 1;
+      if (shown.length !== 1 || !/\S/.test(shown[0]!.textContent ?? '')) w.__blank += 1;
+      requestAnimationFrame(sample);
+    };
+    requestAnimationFrame(sample);
+    el.reconnect();
+  });
+  const screens = (await until(
+    () => page.evaluate(() => ((window as unknown as Probe).__screens.length >= 2 ? (window as unknown as Probe).__screens : null)),
+    'the first screen and then the whole history',
+  )) as ScreenDetail[];
+  const probe = await page.evaluate(() => {
+    const w = window as unknown as Probe;
+    w.__sampling = false;
+    const el = document.querySelector('shared-terminal')!;
+    return { blank: w.__blank, samples: w.__samples, renderers: el.shadowRoot!.querySelectorAll('.renderer').length };
+  });
+  assert.equal(screens[0]!.historyLines, 500, 'the first screen came with the newest 500 rows');
+  assert.equal(screens[0]!.truncated, true);
+  assert.ok(screens[1]!.historyLines >= 1900, `then the whole history (${screens[1]!.historyLines} rows)`);
+  assert.ok(probe.samples > 0);
+  assert.equal(probe.blank, 0, `frames without exactly one renderer showing text: ${probe.blank} of ${probe.samples}`);
+  assert.equal(probe.renderers, 1, 'the replaced renderers are gone from the page');
+  const text = await screen();
+  assert.ok(text.split('\n').filter((line) => line.startsWith('flood line ')).length >= 1900, 'the page holds the whole history');
+  await runAtPrompt('echo "swapped [$KEPT]"', /^swapped \[shell-42\]$/m);
 });
 
 test('a snapshot with history gets a fresh renderer and the old one is let go (nothing keeps it alive)', async () => {

@@ -23,7 +23,10 @@
  * screen from scratch (a client may reuse its renderer after a full reset when the generation and size are
  * unchanged). The server may send a fresh `snapshot` at any time: a view whose socket fell behind (followed
  * by a `resynced` notice and a `status` frame), or a paced view catching up with a flood (silently; such a
- * snapshot may carry no history, and a full one follows once output is quiet).
+ * snapshot may carry no history, and a full one follows once output is quiet). The first snapshot may carry
+ * only the newest rows of history (`truncated: true`): the full one follows as soon as the client acks it
+ * (for a client that never acks, once output is quiet), so a reconnect shows its screen without waiting for
+ * the page to parse the whole history. A client may parse such a follow-up off screen and swap it in.
  *
  * Roles: one controller per owner; every other view is read only. A read-only view may send only `ack`,
  * `resync` and `ping`; any other frame closes it with 1008 and nothing reaches the terminal. A controller

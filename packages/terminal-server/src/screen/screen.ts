@@ -414,16 +414,20 @@ export class Screen {
    * A bounded snapshot: the largest number of whole history rows whose serialized form fits
    * scrollbackMaxBytes, plus the viewport, modes and cursor. `sequence` names the last chunk parsed;
    * the result is cached per sequence. `history: false` leaves all history out (a view catching up with
-   * a flood gets the current screen at a fraction of the cost; it is not cached).
+   * a flood gets the current screen at a fraction of the cost; it is not cached). `maxHistoryLines` keeps
+   * the newest rows of history alone (a reconnecting view gets its screen at once, the rest after; not cached).
    */
-  snapshot(sequence: number, options: { history?: boolean } = {}): ScreenSnapshot {
-    if (options.history === false) {
+  snapshot(sequence: number, options: { history?: boolean; maxHistoryLines?: number } = {}): ScreenSnapshot {
+    if (options.history === false || options.maxHistoryLines === 0) {
       const replay = this.serializer.serialize({ scrollback: 0 });
       return { sequence, rows: this.rows, cols: this.cols, replay, historyLines: 0, historyBytes: 0, truncated: this.historyLength > 0 || this.evicted };
     }
-    if (this.cached && this.cached.sequence === sequence) return this.cached.snapshot;
+    const limit = options.maxHistoryLines ?? Infinity;
+    const limited = limit < this.historyLength;
+    if (!limited && this.cached && this.cached.sequence === sequence) return this.cached.snapshot;
     const budget = this.options.scrollbackMaxBytes;
-    const live = this.terminal.buffer.normal.baseY;
+    const emulatorHistory = this.terminal.buffer.normal.baseY;
+    const live = Math.min(emulatorHistory, limit);
     const base = this.serializer.serialize({ scrollback: 0 });
     const baseBytes = utf8Length(base);
     let liveLines = live;
@@ -439,11 +443,12 @@ export class Screen {
       replay = base;
       liveBytes = 0;
     }
-    // Archived rows, newest first, while they fit what is left of the budget.
+    // Archived rows, newest first, while they fit what is left of the budget and the line limit. They are
+    // older than every emulator row, so only once all of those are in.
     const archivedRows: ArchivedRow[] = [];
     let archivedBytes = 0;
-    if (liveLines === live) {
-      for (let row = this.trimmed - 1; row >= this.archiveStart; row--) {
+    if (liveLines === emulatorHistory) {
+      for (let row = this.trimmed - 1; row >= this.archiveStart && liveLines + archivedRows.length < limit; row--) {
         const archived = this.archive[this.archiveHead + row - this.archiveStart];
         if (!archived) break;
         const bytes = rowBytes(archived) + 2;
@@ -472,7 +477,7 @@ export class Screen {
       historyBytes: Math.max(0, liveBytes + archivedBytes),
       truncated: historyLines < this.historyLength || this.evicted,
     };
-    this.cached = { sequence, snapshot };
+    if (!limited) this.cached = { sequence, snapshot };
     return snapshot;
   }
 

@@ -455,8 +455,9 @@ export class TerminalGeneration extends EventEmitter<GenerationEvents> {
 
   // ------------------------------------------------------------------ reading
 
-  /** A snapshot as of everything read so far; `history: false` for the current screen alone. */
-  snapshot(options: { history?: boolean } = {}): Promise<ScreenSnapshot & { generation: number }> {
+  /** A snapshot as of everything read so far; `history: false` for the current screen alone,
+   *  `maxHistoryLines` for the newest rows of history alone. */
+  snapshot(options: { history?: boolean; maxHistoryLines?: number } = {}): Promise<ScreenSnapshot & { generation: number }> {
     // Chunks read so far are queued before the boundary, later ones after it.
     const sequence = this.sequenceNumber;
     return this.atBoundary(() => ({ ...this.screen.snapshot(sequence, options), generation: this.generation }));

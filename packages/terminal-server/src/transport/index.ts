@@ -8,6 +8,6 @@ export {
   type TransportStats,
   type UpgradeExpectation,
 } from './transport.ts';
-export { SEND_QUEUE_BYTES, type ViewStats, type ViewPhase } from './view.ts';
+export { ATTACH_HISTORY_LINES, SEND_QUEUE_BYTES, type ViewStats, type ViewPhase } from './view.ts';
 export { MAX_OUTSTANDING_TOKENS } from './tokens.ts';
 export { isLoopbackHost } from './fence.ts';

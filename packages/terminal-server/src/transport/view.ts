@@ -3,7 +3,9 @@
  * goes out on its socket and in what order:
  *
  * - Snapshot first, then outputs with consecutive sequences. While a snapshot is being taken the view
- *   buffers outputs (it subscribed before asking), and drops those the snapshot already contains.
+ *   buffers outputs (it subscribed before asking), and drops those the snapshot already contains. The first
+ *   snapshot carries the newest ATTACH_HISTORY_LINES of history (a reconnect shows its screen at once); a
+ *   full one follows as soon as the view has parsed it.
  * - Pacing for a view that acks (what its renderer parsed): at most FLOW_WINDOW_CHARS of output is in
  *   flight; more is held, and once acks bring it under FLOW_RESUME_CHARS the held output follows. When
  *   more than HELD_MAX_CHARS pile up (a flood faster than the page can parse), the view drops them and
@@ -40,6 +42,10 @@ const MAX_EARLY_FRAMES = 32;
 export const HELD_MAX_CHARS = 65_536;
 /** Quiet time after which a view that caught up without its history gets the full snapshot. */
 export const SETTLE_MS = 250;
+/** History rows in a view's first snapshot. A page parses ~5 MB/s of coloured replay: a full 10,000-row
+ *  history (~1.2 MB) is a quarter of a second before anything shows, the newest 500 rows ~10 ms. The rest
+ *  follows in a full snapshot once the view has parsed the first one (the element swaps it in when parsed). */
+export const ATTACH_HISTORY_LINES = 500;
 
 export type ViewPhase = 'attaching' | 'snapshotting' | 'live' | 'behind' | 'closed';
 /** Why the view closed: lifecycle closes (reset, disposal, shutdown) end control at once, others start grace. */
@@ -114,6 +120,8 @@ export class View {
   private skipping = false;
   /** The view's history was cut short by a catch-up: a full snapshot follows once output is quiet. */
   private partial = false;
+  /** The first snapshot held the newest history alone: the full one follows as soon as the view acks it. */
+  private backfill = false;
   private settleTimer: unknown;
   // diagnostics
   private peakBuffered = 0;
@@ -203,7 +211,7 @@ export class View {
    * Send a fresh snapshot, then (for the first one) whatever `afterSnapshot` sends (role, lease), then the
    * status, then the outputs that arrived meanwhile. Concurrent requests are coalesced into one more round.
    */
-  async refresh(options: { reason: 'attach' | 'client' | 'behind' | 'catch-up' | 'settle'; afterSnapshot?: () => void }): Promise<void> {
+  async refresh(options: { reason: 'attach' | 'client' | 'behind' | 'catch-up' | 'settle' | 'backfill'; afterSnapshot?: () => void }): Promise<void> {
     const generation = this.generationRef;
     if (!generation || this.closed) return;
     if (this.currentPhase === 'snapshotting' && options.reason !== 'attach') {
@@ -213,9 +221,10 @@ export class View {
     this.currentPhase = 'snapshotting';
     this.pending = [];
     const catchUp = options.reason === 'catch-up';
+    const first = options.reason === 'attach';
     let snapshot: Awaited<ReturnType<TerminalGeneration['snapshot']>>;
     try {
-      snapshot = await generation.snapshot({ history: !catchUp });
+      snapshot = await generation.snapshot(catchUp ? { history: false } : first ? { maxHistoryLines: ATTACH_HISTORY_LINES } : {});
     } catch {
       // The generation is being replaced or disposed; the room closes this view for that reason.
       return;
@@ -240,8 +249,11 @@ export class View {
       this.unacked.push({ sequence: snapshot.sequence, chars: replay.length });
       this.unackedChars = replay.length;
     }
-    // A catch-up leaves the history out: the full snapshot follows once output has been quiet.
-    this.partial = catchUp;
+    // A catch-up leaves the history out: the full snapshot follows once output has been quiet. A first
+    // snapshot cut at ATTACH_HISTORY_LINES gets the rest right after its ack (or, from a view that does not
+    // ack, after the same quiet time).
+    this.backfill = first && snapshot.historyLines === ATTACH_HISTORY_LINES && snapshot.truncated;
+    this.partial = catchUp || this.backfill;
     if (catchUp) this.catchUps += 1;
     this.lastSequence = snapshot.sequence;
     this.sendLimit = SEND_QUEUE_BYTES + replay.length;
@@ -396,6 +408,11 @@ export class View {
       this.unackedChars -= this.unacked.shift()!.chars;
     }
     if (this.currentPhase !== 'live' || this.unackedChars > FLOW_RESUME_CHARS) return;
+    if (this.backfill && !this.skipping && this.unackedChars === 0) {
+      this.backfill = false;
+      void this.refresh({ reason: 'backfill' });
+      return;
+    }
     if (this.skipping) {
       void this.refresh({ reason: 'catch-up' });
       return;
@@ -415,6 +432,7 @@ export class View {
     this.held = [];
     this.heldChars = 0;
     this.skipping = false;
+    this.backfill = false;
   }
 
   /** (Re)start the quiet timer after which a view without its history gets the full snapshot. */
