@@ -124,7 +124,8 @@ try {
     for (let run = 0; run < runs; run++) {
       const r = await reconnectRun(context, 7);
       result.push(r);
-      log(`reconnect run ${run + 1}: snapshot ${r.server.bytes} bytes, server ${median(r.server.times)} ms, live ${median(r.live)} ms (snapshot arrived at ${median(r.arrived)} ms, parsed in ${median(r.parse)} ms), painted ${median(r.painted)} ms`);
+      const at = (pick: (s: (typeof r.samples)[number]) => number) => median(r.samples.map(pick));
+      log(`reconnect run ${run + 1}: first snapshot ${r.server.first.bytes} bytes (${r.server.first.historyLines} rows, server ${median(r.server.first.times)} ms), full ${r.server.full.bytes} bytes (${r.server.full.historyLines} rows, server ${r.server.full.times[0]} ms uncached); live ${at((s) => s.live)} ms (first snapshot arrived at ${at((s) => s.arrived)} ms), painted ${at((s) => s.painted)} ms, whole history ${at((s) => s.history)} ms`);
     }
     raw.measurements.reconnect = result;
     sample('reconnect');

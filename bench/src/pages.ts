@@ -85,7 +85,8 @@ export async function openBaseline(browser: Browser, baseUrl: string, id: string
 
 /** Focus the renderer so that keys go to xterm's textarea. */
 export async function focusTerminal(page: Page, system: System): Promise<void> {
-  await page.locator(system === 'product' ? 'shared-terminal .xterm-screen' : '#terminal .xterm-screen').click();
+  // The product's renderer on screen (a staged one, parsing a snapshot off screen, may exist beside it).
+  await page.locator(system === 'product' ? 'shared-terminal .renderer:not(.staged) .xterm-screen' : '#terminal .xterm-screen').click();
 }
 
 export function probe<T>(page: Page, read: (state: ProbeState) => T): Promise<T> {

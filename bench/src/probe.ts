@@ -3,7 +3,8 @@
  * xterm.js Terminal prototype (the element bundles its own copy, so the prototype is taken from a live
  * renderer) and records, on xterm's own "parsed" callback, when:
  * - an awaited echo character was parsed into the buffer (keystroke echo),
- * - a large write (a snapshot replay) was parsed (reconnect),
+ * - a large write (a snapshot replay) was parsed (the full history after a flood),
+ * - the element reported a snapshot on screen (`shared-terminal-screen`, reconnect),
  * - the cursor line became a prompt after an interrupt,
  * - the end of the throughput stream (its closing text line) was parsed,
  * and how many characters each page parsed in all (a view that skips ahead parses fewer). A character is
@@ -27,6 +28,10 @@ export interface ProbeState {
   acks: { sequence: number; t: number }[];
   /** Large WebSocket messages (snapshots), when they arrived. */
   bigMessages: { length: number; t: number }[];
+  /** Every snapshot frame the product's page received, when. */
+  snapshots: { length: number; t: number }[];
+  /** The product's element put a snapshot on screen (parsed; the first paint after it). */
+  screens: { historyLines: number; truncated: boolean; t: number; paint: number }[];
   prompt: { since: number; t: number | null; paint: number | null };
   terms: number;
 }
@@ -47,9 +52,15 @@ interface ProbeWindow {
 export function installProbe(): void {
   const w = window as unknown as ProbeWindow;
   const hooked = new WeakSet<object>();
-  const state: ProbeState = { keys: [], clicks: [], expect: null, echoes: [], done: [], parsedChars: 0, bigWrites: [], bigMessages: [], sent: {}, arrived: {}, acks: [], prompt: { since: Infinity, t: null, paint: null }, terms: 0 };
+  const state: ProbeState = { keys: [], clicks: [], expect: null, echoes: [], done: [], parsedChars: 0, bigWrites: [], bigMessages: [], snapshots: [], screens: [], sent: {}, arrived: {}, acks: [], prompt: { since: Infinity, t: null, paint: null }, terms: 0 };
   addEventListener('keydown', (event) => state.keys.push({ key: event.key, t: event.timeStamp }), true);
   addEventListener('click', (event) => state.clicks.push({ t: event.timeStamp }), true);
+  addEventListener('shared-terminal-screen', (event) => {
+    const detail = (event as CustomEvent<{ historyLines: number; truncated: boolean }>).detail;
+    const screen = { historyLines: detail.historyLines, truncated: detail.truncated, t: performance.now(), paint: 0 };
+    state.screens.push(screen);
+    requestAnimationFrame(() => (screen.paint = performance.now()));
+  });
   // The product speaks JSON frames (the text is in `data` or `input`); the baseline sends raw text.
   const payload = (text: string, field: string): string => {
     if (!text.startsWith('{')) return text;
@@ -77,6 +88,7 @@ export function installProbe(): void {
         if (typeof event.data !== 'string') return;
         const t = performance.now();
         if (event.data.length > 100_000) state.bigMessages.push({ length: event.data.length, t });
+        if (event.data.startsWith('{"v":1,"type":"snapshot"')) state.snapshots.push({ length: event.data.length, t });
         const expected = state.expect;
         if (expected !== null && state.arrived[expected] === undefined && carries(payload(event.data, 'data'), expected)) state.arrived[expected] = t;
       });
