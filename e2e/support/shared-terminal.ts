@@ -23,7 +23,8 @@ export function terminalView(page: Page): TerminalView {
   return {
     page,
     element,
-    screen: element.locator('.xterm-rows'),
+    // The renderer on screen (a staged one may parse a snapshot off screen beside it for a moment).
+    screen: element.locator('.renderer:not(.staged) .xterm-rows'),
     status: element.locator('[part~="status"]'),
     role: element.locator('[part~="role"]'),
     notices: element.locator('[part~="notices"]'),

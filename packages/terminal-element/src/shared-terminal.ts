@@ -246,14 +246,18 @@ export class SharedTerminalElement extends LitElement {
     if (changed.has('connector') || changed.has('collapsed') || changed.has('socketFactory')) this.syncConnection();
     if (changed.has('readonly') || changed.has('touchDevice')) {
       this.connection?.setReadonly(this.readonlyView);
-      if (this.term) this.term.options.disableStdin = this.readonlyView || this.role !== 'controller';
+      for (const term of [this.term, this.staged]) if (term) term.options.disableStdin = this.readonlyView || this.role !== 'controller';
     }
   }
 
   protected override updated(changed: PropertyValues<this>): void {
-    if (changed.has('fontSize') && this.term) this.term.options.fontSize = this.clampedFontSize();
-    if (changed.has('screenReader') && this.term) this.term.options.screenReaderMode = this.screenReader;
-    if (changed.has('theme') && this.term) this.term.options.theme = this.xtermTheme();
+    // The staged renderer too: it replaces the shown one in a moment and must look the same.
+    for (const term of [this.term, this.staged]) {
+      if (!term) continue;
+      if (changed.has('fontSize')) term.options.fontSize = this.clampedFontSize();
+      if (changed.has('screenReader')) term.options.screenReaderMode = this.screenReader;
+      if (changed.has('theme')) term.options.theme = this.xtermTheme();
+    }
     if (changed.has('collapsed') && !this.collapsed && this.term) this.term.refresh(0, this.term.rows - 1);
   }
 
@@ -294,7 +298,7 @@ export class SharedTerminalElement extends LitElement {
       connection.on('role', (event) => {
         this.role = event.role;
         this.roleReason = event.reason;
-        if (this.term) this.term.options.disableStdin = event.role !== 'controller';
+        for (const term of [this.term, this.staged]) if (term) term.options.disableStdin = event.role !== 'controller';
         if (event.role === 'readonly') this.confirmOpen = false;
         this.fire('shared-terminal-role', event);
       }),

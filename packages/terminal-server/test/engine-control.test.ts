@@ -119,6 +119,27 @@ describe('engine: signals', () => {
     });
   }
 
+  it('a loop of short programs: each signal reaches the group in front at that moment (one that just ended is read again)', async () => {
+    const generation = await t.hub.acquire('loop').ensure();
+    const loop = runSend(t.hub, 'loop', { text: 'while :; do /bin/true; done' });
+    let settled = false;
+    void loop.then(() => (settled = true));
+    await sleep(300);
+    const failures: string[] = [];
+    let signals = 0;
+    // Groups live for a millisecond or two here: a group read before a slow inspection has often ended by
+    // the kill. Keep interrupting until the loop ends (bash may also lose a SIGINT that lands in a child
+    // before its exec, which is why one is not always enough); none of the signals may fail.
+    for (let i = 0; i < 200 && !settled; i++) {
+      signals += 1;
+      await generation.signalForeground('SIGINT').catch((error: unknown) => failures.push(String(error)));
+      await sleep(10);
+    }
+    const result = await loop;
+    assert.deepEqual(failures, [], `signals that failed (of ${signals})`);
+    assert.equal(result.waitReason, 'prompt', 'the loop ended and the prompt came back');
+  });
+
   it('SIGKILL to the shell itself is refused', async () => {
     await assert.rejects(runSignal(t.hub, 'signals', { signal: 'SIGKILL' }), /SIGKILL to the shell itself is refused/);
     assert.match((await runSend(t.hub, 'signals', { text: 'echo alive' })).output, /\nalive/);

@@ -21,7 +21,7 @@ export async function statusText(page: Page): Promise<string> {
 /** What xterm.js shows (its DOM renderer's rows), one line per row, trailing blanks removed. */
 export async function screenText(page: Page): Promise<string> {
   return terminal(page)
-    .locator('.xterm-rows')
+    .locator('.renderer:not(.staged) .xterm-rows')
     .first()
     .evaluate((rows) => [...rows.children].map((row) => (row.textContent ?? '').replace(/\u00a0/g, ' ').trimEnd()).join('\n'));
 }

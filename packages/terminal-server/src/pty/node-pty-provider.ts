@@ -15,9 +15,11 @@ import {
   type PtySpawnSpec,
 } from './contract.ts';
 import { within } from '../time.ts';
-import { descendantPids, inspectDarwinForeground, inspectLinuxForeground, sessionProcesses } from './procfs.ts';
+import { descendantPids, inspectDarwinForeground, inspectLinuxForeground, readProcStat, sessionProcesses } from './procfs.ts';
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+/** Reads of the foreground group before a signal gives up on groups that keep ending under it. */
+const FOREGROUND_SIGNAL_ATTEMPTS = 5;
 
 
 function alive(pid: number): boolean {
@@ -84,14 +86,35 @@ class NodePtyHandle implements PtyHandle {
     return inspectDarwinForeground(this.pid);
   }
 
+  /**
+   * Signal the foreground process group as it is at the moment of the kill. Under a loop of short programs
+   * (`while :; do cat f; done`) the group changes many times a second: the group is read with one /proc read
+   * right before the kill, and a group that ended in between (ESRCH) is read again, so the signal reaches
+   * whatever is in front then instead of failing on the one that just left.
+   */
   async signalForeground(signal: ForegroundSignal): Promise<number> {
-    const info = await this.inspectForeground();
-    if (!info) throw new ForegroundSignalError('the terminal has no foreground process to signal');
-    if (signal === 'SIGKILL' && info.processGroupId === this.pid) {
-      throw new ForegroundSignalError('SIGKILL to the shell itself is refused; use shared_terminal_reset to replace the shell');
+    for (let attempt = 1; ; attempt++) {
+      const pgid = await this.foregroundGroup();
+      if (pgid === undefined) throw new ForegroundSignalError('the terminal has no foreground process to signal');
+      if (signal === 'SIGKILL' && pgid === this.pid) {
+        throw new ForegroundSignalError('SIGKILL to the shell itself is refused; use shared_terminal_reset to replace the shell');
+      }
+      try {
+        process.kill(-pgid, signal);
+        return pgid;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ESRCH' || attempt >= FOREGROUND_SIGNAL_ATTEMPTS) throw error;
+      }
     }
-    process.kill(-info.processGroupId, signal);
-    return info.processGroupId;
+  }
+
+  private async foregroundGroup(): Promise<number | undefined> {
+    if (this.exited) return undefined;
+    if (process.platform === 'linux') {
+      const shell = await readProcStat(this.pid);
+      return shell && shell.state !== 'Z' && shell.tpgid > 0 ? shell.tpgid : undefined;
+    }
+    return (await inspectDarwinForeground(this.pid))?.processGroupId;
   }
 
   async terminate(): Promise<void> {
