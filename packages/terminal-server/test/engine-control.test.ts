@@ -140,6 +140,20 @@ describe('engine: signals', () => {
     assert.equal(result.waitReason, 'prompt', 'the loop ended and the prompt came back');
   });
 
+  it('Interrupt input, clicked once, stops a loop of short programs and brings the prompt back', async () => {
+    // One SIGINT loses a race with bash in a good share of rounds (a child forked and not yet exec'd).
+    for (let round = 0; round < 8; round++) {
+      const owner = t.hub.acquire(`human-loop-${round}`);
+      await owner.ensure();
+      const lease = await owner.beginHuman('while :; do /bin/true; done\r');
+      await lease.granted;
+      await sleep(200);
+      await lease.interrupt();
+      const outcome = await Promise.race([lease.result.then((r) => r.waitReason), sleep(5000).then(() => 'still running after 5 s')]);
+      assert.equal(outcome, 'prompt', `round ${round}`);
+    }
+  });
+
   it('SIGKILL to the shell itself is refused', async () => {
     await assert.rejects(runSignal(t.hub, 'signals', { signal: 'SIGKILL' }), /SIGKILL to the shell itself is refused/);
     assert.match((await runSend(t.hub, 'signals', { text: 'echo alive' })).output, /\nalive/);

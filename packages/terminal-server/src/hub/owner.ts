@@ -87,6 +87,12 @@ export class TerminalError extends CodedError {
   }
 }
 
+/** After an interrupt, how long and how often new program groups in front are interrupted too, and at
+ *  most how many (see followInterrupt). */
+const INTERRUPT_FOLLOW_MS = 2000;
+const INTERRUPT_FOLLOW_POLL_MS = 50;
+const INTERRUPT_FOLLOW_MAX = 10;
+
 /** What an operation's grant needs and what it leaves for the result. */
 interface OperationContext {
   input?: string;
@@ -316,10 +322,32 @@ export class OwnerTerminal extends EventEmitter<OwnerEvents> {
     if (context.input) await generation.write(context.input);
   }
 
-  private async interruptForeground(_op: OperationView): Promise<void> {
+  private async interruptForeground(op: OperationView): Promise<void> {
     const generation = this.current;
     if (!generation || generation.status.kind !== 'running') throw new Error('terminal is exited');
-    await generation.signalForeground('SIGINT');
+    const group = await generation.signalForeground('SIGINT');
+    if (group !== generation.pid) void this.followInterrupt(op, generation, group);
+  }
+
+  /**
+   * An interrupt is for getting the prompt back, but one SIGINT does not always end a command line: in a
+   * loop of short programs (`while :; do cat f; done`) it can land in a child bash has forked and not yet
+   * exec'd, which then exits normally and the loop goes on (a real Ctrl-C loses the same race). So for a
+   * short while after the interrupt, as long as the operation still holds the terminal, each new program
+   * group that comes to the front is interrupted too. The shell itself is never signalled here.
+   */
+  private async followInterrupt(op: OperationView, generation: TerminalGeneration, signalled: number): Promise<void> {
+    const until = performance.now() + INTERRUPT_FOLLOW_MS;
+    let last = signalled;
+    for (let extra = 0; extra < INTERRUPT_FOLLOW_MAX && performance.now() < until; ) {
+      await new Promise((resolve) => setTimeout(resolve, INTERRUPT_FOLLOW_POLL_MS).unref());
+      if (this.current !== generation || this.queue.holder?.id !== op.id || generation.status.kind !== 'running') return;
+      const front = await generation.foregroundGroup();
+      if (front === undefined || front === generation.pid || front === last) continue;
+      if (this.current !== generation || this.queue.holder?.id !== op.id) return;
+      last = await generation.signalForeground('SIGINT').catch(() => last);
+      extra += 1;
+    }
   }
 
   private async replaceGeneration(): Promise<void> {

@@ -516,6 +516,11 @@ export class TerminalGeneration extends EventEmitter<GenerationEvents> {
     this.kick();
   }
 
+  /** The process group in front of the terminal now (one cheap look; no terminal flags). */
+  async foregroundGroup(): Promise<number | undefined> {
+    return (await this.handle.inspectForeground({ terminalFlags: false }).catch(() => undefined))?.processGroupId;
+  }
+
   signalForeground(signal: ForegroundSignal): Promise<number> {
     return this.handle.signalForeground(signal);
   }
