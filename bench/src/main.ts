@@ -100,7 +100,7 @@ try {
           const r = await echoRun(context, system, { keys, flood });
           result[system]![flood ? 'flood' : 'idle'].push(r);
           const sorted = [...r.latencies].sort((a, b) => a - b);
-          log(`echo ${flood ? 'flood' : 'idle'} ${system} run ${run + 1}: ${r.latencies.length} keys, median ${sorted[sorted.length >> 1]?.toFixed(1)} ms, max ${sorted.at(-1)?.toFixed(1)} ms, missed ${r.missed}; median key sent at ${median(r.sends)} ms, echo arrived at ${median(r.arrivals)} ms`);
+          log(`echo ${flood ? 'flood' : 'idle'} ${system} run ${run + 1}: ${r.latencies.length} keys, median ${sorted[sorted.length >> 1]?.toFixed(1)} ms, max ${sorted.at(-1)?.toFixed(1)} ms, missed ${r.missed}; median key sent at ${median(r.sends)} ms, echo arrived at ${median(r.arrivals)} ms${r.reads?.length ? `, read by the server at ${median(r.reads)} ms` : ''}`);
         }
       }
     }

@@ -111,6 +111,10 @@ export interface EchoRun {
   /** keydown → the key left on the WebSocket, and → the echo arrived on it (where the time goes). */
   sends: number[];
   arrivals: number[];
+  /** Product: keydown → the server read the echo from the PTY (wall clocks of page and server). */
+  reads?: number[];
+  /** Product in a flood: catch-up snapshots the page took while the keys were typed, and over how long. */
+  catchUps?: { count: number; seconds: number };
   missed: number;
 }
 
@@ -121,6 +125,8 @@ export async function echoRun(context: BenchContext, system: System, options: { 
   const paints: number[] = [];
   const sends: number[] = [];
   const arrivals: number[] = [];
+  const reads: number[] = [];
+  let catchUps: EchoRun['catchUps'];
   let missed = 0;
   let glyphs = 0;
   let traced = 0;
@@ -137,6 +143,12 @@ export async function echoRun(context: BenchContext, system: System, options: { 
       await sleep(1000);
     }
     await focusTerminal(session.page, system);
+    const catchUpsNow = async () =>
+      (await context.product.call<{ views: { ownerId: string; catchUps: number }[] }>('transportStats')).views
+        .filter((v) => v.ownerId === session.id)
+        .reduce((sum, v) => sum + v.catchUps, 0);
+    const typingStarted = performance.now();
+    const catchUpsBefore = system === 'product' && options.flood ? await catchUpsNow() : 0;
     for (let i = 0; i < options.keys; i++) {
       const ch = LETTERS[i % LETTERS.length]!;
       // Echo events seen so far belong to earlier keys.
@@ -150,6 +162,7 @@ export async function echoRun(context: BenchContext, system: System, options: { 
         paints.push(shown.paint);
         sends.push(shown.sent);
         arrivals.push(shown.arrived);
+        if (shown.read !== undefined) reads.push(shown.read);
         if (shown.glyph) glyphs += 1;
       } catch {
         missed += 1;
@@ -158,6 +171,7 @@ export async function echoRun(context: BenchContext, system: System, options: { 
       }
       await sleep(10 + Math.random() * 20);
     }
+    if (system === 'product' && options.flood) catchUps = { count: (await catchUpsNow()) - catchUpsBefore, seconds: (performance.now() - typingStarted) / 1000 };
   } finally {
     try {
       process.kill(Number(readFileSync(pidFile, 'utf8').trim()), 'SIGTERM');
@@ -167,7 +181,7 @@ export async function echoRun(context: BenchContext, system: System, options: { 
     rmSync(pidFile, { force: true });
     await session.close();
   }
-  return { latencies, paints, sends, arrivals, missed, glyphs };
+  return { latencies, paints, sends, arrivals, missed, glyphs, ...(system === 'product' ? { reads } : {}), ...(catchUps ? { catchUps } : {}) };
 }
 
 interface EchoShown {
@@ -177,6 +191,7 @@ interface EchoShown {
   arrived: number;
   glyph: boolean;
   traced: number;
+  read?: number;
 }
 
 /**
@@ -189,6 +204,7 @@ interface EchoShown {
 async function waitForEcho(context: BenchContext, session: Session, ch: string, traced: number): Promise<EchoShown> {
   const deadline = Date.now() + 2000;
   let echoSequence: number | undefined;
+  let echoReadAt: number | undefined;
   for (;;) {
     const state = await session.page.evaluate(
       ({ c, sequence }) => {
@@ -201,16 +217,21 @@ async function waitForEcho(context: BenchContext, session: Session, ch: string, 
         if (!glyph && !ack) return null;
         const byGlyph = glyph !== undefined && (ack === undefined || glyph.t <= ack.t);
         const t = byGlyph ? glyph!.t : ack!.t;
-        return { latency: t - key.t, paint: (byGlyph ? glyph!.paint : t) - key.t, glyph: byGlyph, sent: (b.sent[c] ?? NaN) - key.t, arrived: (b.arrived[c] ?? NaN) - key.t };
+        return { latency: t - key.t, paint: (byGlyph ? glyph!.paint : t) - key.t, glyph: byGlyph, sent: (b.sent[c] ?? NaN) - key.t, arrived: (b.arrived[c] ?? NaN) - key.t, keyWall: performance.timeOrigin + key.t };
       },
       { c: ch, sequence: echoSequence ?? null },
     );
-    if (state) return { ...state, traced };
+    if (state) {
+      const { keyWall, ...shown } = state;
+      return { ...shown, traced, ...(echoReadAt !== undefined ? { read: echoReadAt - keyWall } : {}) };
+    }
     if (Date.now() > deadline) throw new Error(`no echo of ${ch}`);
     if (session.system === 'product' && echoSequence === undefined) {
-      const entries = await context.product.call<{ ch: string; sequence: number }[]>('echoTrace', { owner: session.id, from: traced });
+      const entries = await context.product.call<{ ch: string; sequence: number; t: number }[]>('echoTrace', { owner: session.id, from: traced });
       traced += entries.length;
-      echoSequence = entries.find((e) => e.ch.includes(ch))?.sequence;
+      const entry = entries.find((e) => e.ch.includes(ch));
+      echoSequence = entry?.sequence;
+      echoReadAt = entry?.t;
     }
     await sleep(5);
   }

@@ -56,13 +56,15 @@ const mib = (bytes: number) => `${round(bytes / MIB, 2)} MiB`;
 const flat = <T>(lists: T[][]) => lists.flat();
 const over = (value: number, limit: number) => (value <= limit ? `${round(limit - value, 1)} under` : `${round(value - limit, 1)} over (${round(value / limit, 2)}x the goal)`);
 
-function echoSamples(runs: EchoRun[]): { summary: Summary; missed: number; sends: number; arrivals: number; glyphs: number; firstKeys: number[] } {
+function echoSamples(runs: EchoRun[]): { summary: Summary; missed: number; sends: number; arrivals: number; reads: number; catchUpEveryMs: number; glyphs: number; firstKeys: number[] } {
   const values = flat(runs.map((r) => [...r.latencies, ...Array<number>(r.missed).fill(MISSED_ECHO_MS)]));
   return {
     summary: summarize(values),
     missed: runs.reduce((sum, r) => sum + r.missed, 0),
     sends: round(median(flat(runs.map((r) => r.sends.filter(Number.isFinite)))), 1),
     arrivals: round(median(flat(runs.map((r) => r.arrivals.filter(Number.isFinite)))), 1),
+    reads: round(median(flat(runs.map((r) => (r.reads ?? []).filter(Number.isFinite)))), 1),
+    catchUpEveryMs: round(median(runs.filter((r) => r.catchUps && r.catchUps.count > 0).map((r) => (1000 * r.catchUps!.seconds) / r.catchUps!.count)), 0),
     glyphs: runs.reduce((sum, r) => sum + (r.glyphs ?? r.latencies.length), 0),
     firstKeys: runs.map((r) => r.latencies[0]).filter((v): v is number => v !== undefined),
   };
@@ -133,9 +135,9 @@ export function judge(raw: RawResults): Verdict[] {
       margin: `p99 ${over(pf.summary.p99, 60)}`,
       why:
         `How the echo counts as shown: its glyph parsed into xterm.js's buffer (the baseline's only way, and ours for ${pf.glyphs} of ${pf.summary.n} keys), or the page having parsed a screen at least as new as the server's output event that carried the echo (its ack of that sequence): in this flood the glyph scrolls out of the 40-row screen within milliseconds, so a page that skips ahead shows the screen after it, as any terminal's next frame would. ` +
-        `Where the time goes: the key leaves the page ${ms(pf.sends)} after keydown (median); the echo then waits in the kernel behind the flood (bash's one-byte write queues behind \`cat\`'s 128 KiB writes and the PTY buffer; a diagnostic run measured 7–200 ms, median ~50 ms, from keydown to the server reading it); then the page shows the next catch-up taken after it. The page takes one catch-up about every 100 ms (parse of a 32 K-character coloured screen plus a full DOM render of 40×160 cells on a loaded 2-core machine), so an echo waits 1–2 of those cycles. ` +
-        'Before this change (the transport paused the program while 64 Ki characters were unacknowledged) the same test gave p50 299 ms and p99 485 ms: the echo waited behind everything the page had not yet parsed plus the paused kernel buffers. Skipping ahead removed that queue; what is left is the page\'s render cycle and the kernel\'s. ' +
-        'Proposed next: xterm.js\'s WebGL renderer where a GPU exists (a screen in a few ms instead of a DOM rebuild), and catch-ups that redraw only the rows that changed. The baseline never shows the echo within 2 s: with no flow control its page falls seconds behind.',
+        `Where the time goes (medians): the key leaves the page ${ms(pf.sends)} after keydown; the server reads the echo from the PTY ${ms(pf.reads)} after keydown (bash's one-byte write queues behind what \`cat\` already wrote to the PTY and what waits for the server's emulator, now at most 32 Ki characters, was 128 Ki); the rest, about ${ms(pf.summary.p50 - pf.reads)}, is the page's catch-up cycle: the page took a catch-up every ${ms(pf.catchUpEveryMs)} while the keys were typed, and an echo is shown by the first catch-up taken after the server read it, so it waits out the cycle in progress and the next. ` +
+        'The cycle is the page\'s own time: the server takes a catch-up snapshot in about 3 ms (a diagnostic run: median 2.6 ms from the page\'s ack to the snapshot on the socket), while the page needs 80–110 ms from receiving a 20 K-character screen to acking it parsed, because during the flood it gets what the 2 cores leave: the server\'s emulator parses the flood at full speed on one, `cat`, bash and the kernel take much of the other, and each catch-up is a full DOM render of 40×160 cells of many colours. The goal needs a cycle of ~15 ms on this machine; nothing sent to the page can be cheaper than one screen. ' +
+        'Changes from this issue: skipping ahead (before it the transport paused the program at a 64 Ki window and the same test gave p50 299 ms, p99 485 ms), a smaller emulator read-ahead (echoes read sooner), an interrupt that reaches the program group in front. Left: a cheaper page frame (the WebGL renderer where a GPU exists), or a lower priority for the flood (not ours to take: the program is the person\'s). The baseline never shows the echo within 2 s: with no flow control its page falls seconds behind.',
       figures: { product: pf, baseline: bf },
     });
   }
@@ -264,7 +266,8 @@ export function judge(raw: RawResults): Verdict[] {
       met: failed === 0 && ours <= 500,
       margin: over(ours, 500),
       why:
-        'SIGINT stops the flood at once. The page was skipping ahead of the flood, so at most a 32 Ki-character window of output and one catch-up screen stand between the signal and the prompt: the server reads the prompt within milliseconds and the next catch-up carries it. The previous run, when the transport paused the program at a 64 Ki window instead, measured a median of 483 ms: the page first had to parse everything in flight and in the paused kernel buffers. The baseline has no window, so its page must parse everything the flood produced so far.',
+        'SIGINT stops the flood at once. The page was skipping ahead of the flood, so at most a 32 Ki-character window of output and one catch-up screen stand between the signal and the prompt: the server reads the prompt within milliseconds and the next catch-up carries it. The previous run, when the transport paused the program at a 64 Ki window instead, measured a median of 483 ms: the page first had to parse everything in flight and in the paused kernel buffers. The baseline has no window, so its page must parse everything the flood produced so far. ' +
+        'A first run in this session saw 1 of 3 product interrupts (and 1 of 3 of the baseline\'s Ctrl-C) leave the loop running for the whole 60 s bound: one SIGINT can land in a `cat` that bash has forked but not yet exec\'d, which then exits normally and the loop goes on; and the server read the group in front through a full inspection, so a group that had ended meanwhile made the kill fail. Now the kill goes to the group in front at that moment (read again if it ended) and, for 2 s, every new program group that comes to the front is interrupted too (engine tests with a loop of /bin/true fail without each change).',
       figures: { product: values('product'), baseline: values('baseline') },
     });
   }
