@@ -159,7 +159,7 @@ test('a flood faster than the page: it skips ahead (catch-ups in place), then ho
   await runAtPrompt('echo "after [$KEPT]"', /^after \[shell-42\]$/m);
 });
 
-test('a reconnect shows the screen with the newest history first, then the whole history parsed off screen and swapped in (never a blank screen)', async () => {
+test('a reconnect shows the screen with the newest history first, then the whole history parsed off screen and swapped in (never a blank screen, the scroll place kept)', async () => {
   type ScreenDetail = { historyLines: number; truncated: boolean };
   type Probe = { __screens: ScreenDetail[]; __blank: number; __samples: number; __sampling: boolean };
   await page.evaluate(() => {
@@ -169,7 +169,11 @@ test('a reconnect shows the screen with the newest history first, then the whole
     w.__blank = 0;
     w.__samples = 0;
     w.__sampling = true;
-    el.addEventListener('shared-terminal-screen', (event) => w.__screens.push((event as CustomEvent<ScreenDetail>).detail));
+    el.addEventListener('shared-terminal-screen', (event) => {
+      w.__screens.push((event as CustomEvent<ScreenDetail>).detail);
+      // The person scrolls up 100 rows on the first screen; the swapped-in history keeps that place.
+      if (w.__screens.length === 1) el.renderer!.scrollLines(-100);
+    });
     // Every frame: exactly one renderer on screen, and it shows text.
     const sample = (): void => {
       if (!w.__sampling) return;
@@ -189,7 +193,8 @@ test('a reconnect shows the screen with the newest history first, then the whole
     const w = window as unknown as Probe;
     w.__sampling = false;
     const el = document.querySelector('shared-terminal')!;
-    return { blank: w.__blank, samples: w.__samples, renderers: el.shadowRoot!.querySelectorAll('.renderer').length };
+    const buffer = el.renderer!.buffer.active;
+    return { blank: w.__blank, samples: w.__samples, renderers: el.shadowRoot!.querySelectorAll('.renderer').length, fromBottom: buffer.baseY - buffer.viewportY };
   });
   assert.equal(screens[0]!.historyLines, 500, 'the first screen came with the newest 500 rows');
   assert.equal(screens[0]!.truncated, true);
@@ -197,6 +202,7 @@ test('a reconnect shows the screen with the newest history first, then the whole
   assert.ok(probe.samples > 0);
   assert.equal(probe.blank, 0, `frames without exactly one renderer showing text: ${probe.blank} of ${probe.samples}`);
   assert.equal(probe.renderers, 1, 'the replaced renderers are gone from the page');
+  assert.equal(probe.fromBottom, 100, 'the view stayed 100 rows up from the bottom across the swap');
   const text = await screen();
   assert.ok(text.split('\n').filter((line) => line.startsWith('flood line ')).length >= 1900, 'the page holds the whole history');
   await runAtPrompt('echo "swapped [$KEPT]"', /^swapped \[shell-42\]$/m);
