@@ -246,14 +246,12 @@ export class SharedTerminalElement extends LitElement {
     if (changed.has('connector') || changed.has('collapsed') || changed.has('socketFactory')) this.syncConnection();
     if (changed.has('readonly') || changed.has('touchDevice')) {
       this.connection?.setReadonly(this.readonlyView);
-      for (const term of [this.term, this.staged]) if (term) term.options.disableStdin = this.readonlyView || this.role !== 'controller';
+      this.syncStdin();
     }
   }
 
   protected override updated(changed: PropertyValues<this>): void {
-    // The staged renderer too: it replaces the shown one in a moment and must look the same.
-    for (const term of [this.term, this.staged]) {
-      if (!term) continue;
+    for (const term of this.renderers) {
       if (changed.has('fontSize')) term.options.fontSize = this.clampedFontSize();
       if (changed.has('screenReader')) term.options.screenReaderMode = this.screenReader;
       if (changed.has('theme')) term.options.theme = this.xtermTheme();
@@ -298,7 +296,7 @@ export class SharedTerminalElement extends LitElement {
       connection.on('role', (event) => {
         this.role = event.role;
         this.roleReason = event.reason;
-        for (const term of [this.term, this.staged]) if (term) term.options.disableStdin = event.role !== 'controller';
+        this.syncStdin();
         if (event.role === 'readonly') this.confirmOpen = false;
         this.fire('shared-terminal-role', event);
       }),
@@ -357,11 +355,18 @@ export class SharedTerminalElement extends LitElement {
     this.hasRenderer = true;
     const connection = this.connection;
     term.write(frame.replay, () => {
-      if (term !== this.term) return;
-      connection?.parsed(frame.sequence, 0);
-      this.screenShown(frame);
+      if (term === this.term) this.snapshotShown(frame, connection);
     });
     if (hadFocus) term.focus();
+  }
+
+  /** The shown renderer and the staged one (it replaces the shown one in a moment and must look the same). */
+  private get renderers(): Terminal[] {
+    return [this.term, this.staged].filter((term): term is Terminal => term !== null);
+  }
+
+  private syncStdin(): void {
+    for (const term of this.renderers) term.options.disableStdin = this.readonlyView || this.role !== 'controller';
   }
 
   /** A renderer at the snapshot's size in a wrapper of its own (hidden while staged). */
@@ -424,9 +429,7 @@ export class SharedTerminalElement extends LitElement {
     if (!term) return;
     const connection = this.connection;
     term.write(`\x1bc${frame.replay}`, () => {
-      if (term !== this.term) return;
-      connection?.parsed(frame.sequence, 0);
-      this.screenShown(frame);
+      if (term === this.term) this.snapshotShown(frame, connection);
     });
   }
 
@@ -448,8 +451,7 @@ export class SharedTerminalElement extends LitElement {
     term.write(frame.replay, () => {
       if (term !== this.staged) return;
       this.swapInStaged();
-      connection?.parsed(frame.sequence, 0);
-      this.screenShown(frame);
+      this.snapshotShown(frame, connection);
     });
   }
 
@@ -482,7 +484,9 @@ export class SharedTerminalElement extends LitElement {
     wrapper?.remove();
   }
 
-  private screenShown(frame: SnapshotFrame): void {
+  /** A snapshot is parsed and on screen: ack it (the server counts its replay as in flight until then) and say so. */
+  private snapshotShown(frame: SnapshotFrame, connection: TerminalConnection | null): void {
+    connection?.parsed(frame.sequence, 0);
     this.fire('shared-terminal-screen', {
       generation: frame.generation,
       sequence: frame.sequence,

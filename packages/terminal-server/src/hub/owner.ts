@@ -338,13 +338,14 @@ export class OwnerTerminal extends EventEmitter<OwnerEvents> {
    */
   private async followInterrupt(op: OperationView, generation: TerminalGeneration, signalled: number): Promise<void> {
     const until = performance.now() + INTERRUPT_FOLLOW_MS;
+    const stillHolding = () => this.current === generation && this.queue.holder?.id === op.id && generation.status.kind === 'running';
     let last = signalled;
     for (let extra = 0; extra < INTERRUPT_FOLLOW_MAX && performance.now() < until; ) {
       await new Promise((resolve) => setTimeout(resolve, INTERRUPT_FOLLOW_POLL_MS).unref());
-      if (this.current !== generation || this.queue.holder?.id !== op.id || generation.status.kind !== 'running') return;
+      if (!stillHolding()) return;
       const front = await generation.foregroundGroup();
       if (front === undefined || front === generation.pid || front === last) continue;
-      if (this.current !== generation || this.queue.holder?.id !== op.id) return;
+      if (!stillHolding()) return; // the inspection took a moment: the prompt may be back
       last = await generation.signalForeground('SIGINT').catch(() => last);
       extra += 1;
     }

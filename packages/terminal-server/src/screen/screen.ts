@@ -346,12 +346,12 @@ export class Screen {
     return this.viewportLines().join('\n');
   }
 
-  /** History rows (above the viewport) of the normal buffer, archive included. */
   /** History rows held inside the emulator itself (beyond LIVE_SCROLLBACK they can be archived). */
   get emulatorHistory(): number {
     return this.terminal.buffer.normal.baseY;
   }
 
+  /** History rows (above the viewport) of the normal buffer, archive included. */
   get historyLength(): number {
     return this.historyEnd - this.historyStart;
   }
@@ -426,7 +426,7 @@ export class Screen {
     const limited = limit < this.historyLength;
     if (!limited && this.cached && this.cached.sequence === sequence) return this.cached.snapshot;
     const budget = this.options.scrollbackMaxBytes;
-    const emulatorHistory = this.terminal.buffer.normal.baseY;
+    const emulatorHistory = this.emulatorHistory;
     const live = Math.min(emulatorHistory, limit);
     const base = this.serializer.serialize({ scrollback: 0 });
     const baseBytes = utf8Length(base);

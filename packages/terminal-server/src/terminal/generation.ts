@@ -518,7 +518,8 @@ export class TerminalGeneration extends EventEmitter<GenerationEvents> {
     this.kick();
   }
 
-  /** The process group in front of the terminal now (one cheap look; no terminal flags). */
+  /** The process group in front of the terminal now (an inspection without the terminal flags, which
+   *  would cost a process spawn). */
   async foregroundGroup(): Promise<number | undefined> {
     return (await this.handle.inspectForeground({ terminalFlags: false }).catch(() => undefined))?.processGroupId;
   }
