@@ -249,6 +249,14 @@ export const panelStyles = css`
     min-width: 100%;
     position: relative;
   }
+  /* xterm's DOM renderer makes each run of one style an inline-block (to fill the row's height with its
+     background). Every inline-block is a layout box of its own: a screen of many colours is ~1,000 of them,
+     and laying them out was half of each frame in a flood. Plain inline runs look the same pixel for pixel
+     (the row's height is the font's own, so a run's background fills it) at a third of the layout cost.
+     The cursor keeps its block (its underline and bar shapes need a height). */
+  .xterm .xterm-rows span:not(.xterm-cursor) {
+    display: inline !important;
+  }
   /* A renderer parsing a snapshot off screen: laid out (it measures its font) but unseen until swapped in. */
   .renderer.staged {
     position: absolute;

@@ -116,6 +116,63 @@ describe('transport flow control', () => {
     controller.terminate();
   });
 
+  test('while a flood goes on, a view a catch-up behind gets one screen per ack and no output; once output slows, output follows again', async () => {
+    const owner = h.hub.acquire('screens');
+    await owner.ensure();
+    const view = await h.connect('screens');
+    await view.waitFor(() => view.status !== undefined && view.settled, 'status and a parsed snapshot');
+    view.ackNow();
+    view.acksPaused = true;
+    const stats = () => h.transport.stats().views.find((v) => v.ownerId === 'screens')!;
+    // It starts once the prompt is back (a send waits for quiet output before it calls the prompt back).
+    const started = await runSend(h.hub, 'screens', { text: "(sleep 0.3; exec timeout 8 bash -c 'while :; do seq -f \"screens flood line %g\" 1 5000; done') &" });
+    assert.equal(started.waitReason, 'prompt');
+    await view.waitFor(() => stats().skippedChars > 0, 'the view skipping the flood');
+
+    const framesAfter = (index: number) => view.frames.slice(index).filter((f) => f.type === 'snapshot' || f.type === 'output');
+    // Ack like a page: once everything received is parsed.
+    const nextSnapshot = async (label: string): Promise<number> => {
+      await view.waitFor(() => view.settled, 'everything received parsed');
+      const count = view.snapshots;
+      const from = view.frames.length;
+      view.ackNow();
+      await view.waitFor(() => view.snapshots > count, label);
+      return view.frames.findIndex((f, i) => i >= from && f.type === 'snapshot');
+    };
+    const first = await nextSnapshot('a catch-up');
+    assert.equal((view.frames[first] as SnapshotFrame).historyLines, 0, 'a catch-up: the screen alone');
+    const skippedBefore = stats().skippedChars;
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    assert.ok(stats().heldChars + stats().skippedChars - skippedBefore > 0, 'the flood went on');
+    assert.deepEqual(framesAfter(first + 1), [], 'nothing follows a catch-up before its ack although the flood goes on');
+    const second = await nextSnapshot('the next catch-up');
+    const between = framesAfter(first + 1);
+    assert.equal(between[0], view.frames[second], 'the ack brought another screen, not the output of the meantime');
+    assert.equal((view.frames[second] as SnapshotFrame).historyLines, 0);
+
+    // The flood ends: the view acks again, catches up and gets its history back.
+    view.acksPaused = false;
+    view.ackNow();
+    await assertSameScreen(h, 'screens', view);
+
+    // A catch-up acked after a little output: that output follows as output (cheaper than another screen).
+    view.acksPaused = true;
+    await runSend(h.hub, 'screens', { text: "seq -f 'screens burst line %g' 1 20000" });
+    await view.waitFor(() => stats().skippedChars > 0 && stats().holding, 'the burst skipped');
+    const catchUps = stats().catchUps;
+    const caughtUp = await nextSnapshot('the catch-up after the burst');
+    await runSend(h.hub, 'screens', { text: 'echo screens-tail-line' });
+    await view.waitFor(() => view.settled, 'the catch-up parsed');
+    view.ackNow();
+    await view.waitFor(() => view.frames.slice(caughtUp + 1).some((f) => f.type === 'output' && f.data.includes('screens-tail-line')), 'the little output as output');
+    assert.equal(stats().catchUps, catchUps + 1, 'no second catch-up');
+    view.acksPaused = false;
+    view.ackNow();
+    await assertSameScreen(h, 'screens', view);
+    assert.deepEqual(view.violations, []);
+    view.terminate();
+  });
+
   test('a first snapshot carries the newest rows of history; the whole history follows after its ack, or after quiet for a view that does not ack', async () => {
     const owner = h.hub.acquire('backfill');
     await owner.ensure();

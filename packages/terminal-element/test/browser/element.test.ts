@@ -67,6 +67,28 @@ describe('<shared-terminal>', () => {
     equal(m.server.sockets.length, 1, 'no reconnect for a font change');
   });
 
+  it('draws runs of one style as plain inline text that stays on the cell grid and fills the row with its background', async () => {
+    const m = await mount({ rows: 10, cols: 60 });
+    // A background run after wide characters, then runs of several colours on the next row.
+    m.server.output('\x1b[2J\x1b[H\u4e2d\u6587\x1b[41m bg \x1b[0m plain\r\n\x1b[31mred\x1b[32mgreen\x1b[34mblue\x1b[0m');
+    await parsedAll(m);
+    const rows = shadow(m.el, '.xterm-rows');
+    await until(() => /bg/.test(rows.children[0]?.textContent ?? '') && /blue/.test(rows.children[1]?.textContent ?? ''), 'both rows drawn');
+    const cell = m.el.renderer!.element!.querySelector('.xterm-screen')!.getBoundingClientRect().width / 60;
+    const rowBox = (rows.children[0] as HTMLElement).getBoundingClientRect();
+    const runs = [...rows.querySelectorAll<HTMLSpanElement>('span')].filter((span) => !span.classList.contains('xterm-cursor'));
+    ok(runs.length >= 5, 'one element per run');
+    for (const run of runs) equal(getComputedStyle(run).display, 'inline', 'a run is an inline box (one layout box per row, not per run)');
+    const background = runs.find((span) => span.textContent === ' bg ');
+    ok(background, 'the background run');
+    const box = background.getClientRects()[0]!;
+    ok(Math.abs(box.left - rowBox.left - 4 * cell) < 1, `the run after two wide characters starts at column 4 (${(box.left - rowBox.left) / cell})`);
+    ok(Math.abs(box.width - 4 * cell) < 1, 'and is 4 cells wide');
+    ok(Math.abs(box.height - rowBox.height) < 0.5, `its background fills the row (${box.height} of ${rowBox.height} px)`);
+    const blue = runs.find((span) => span.textContent === 'blue')!;
+    ok(Math.abs(blue.getClientRects()[0]!.left - rowBox.left - 8 * cell) < 1, 'runs of the next row stay on the grid');
+  });
+
   it('sends the first typed key in begin and the keys typed before the grant once, after it', async () => {
     const m = await mount({ mode: 'manual' });
     m.el.focusTerminal();

@@ -9,8 +9,10 @@
  * - Pacing for a view that acks (what its renderer parsed): at most FLOW_WINDOW_CHARS of output is in
  *   flight; more is held, and once acks bring it under FLOW_RESUME_CHARS the held output follows. When
  *   more than HELD_MAX_CHARS pile up (a flood faster than the page can parse), the view drops them and
- *   skips ahead: its next frame is a snapshot of the current screen alone (a catch-up), and once output
- *   has been quiet for SETTLE_MS, one full snapshot gives it back the whole history. So a slow page never
+ *   skips ahead: its next frame is a snapshot of the current screen alone (a catch-up). Output waits for the
+ *   catch-up's ack; if more came meanwhile than the catch-up weighed, another catch-up follows instead (one
+ *   screen per frame the page can draw), else the output does. Once output has been quiet for SETTLE_MS,
+ *   one full snapshot gives it back the whole history. So a slow page never
  *   slows the program (nothing here pauses the shell), and a keystroke's echo or an interrupt's prompt
  *   waits behind at most a window of output, never behind the whole flood. tmux and mosh do the same.
  * - A view that does not ack has a bounded send queue: when the socket's buffered bytes would pass the
@@ -118,6 +120,8 @@ export class View {
   private heldChars = 0;
   /** Held output was dropped: the next thing this view gets is a catch-up snapshot. */
   private skipping = false;
+  /** Size of the catch-up snapshot the view has not acked yet (0: none). Output waits for that ack. */
+  private catchUpInFlight = 0;
   /** The view's history was cut short by a catch-up: a full snapshot follows once output is quiet. */
   private partial = false;
   /** The first snapshot held the newest history alone: the full one follows as soon as the view acks it. */
@@ -255,6 +259,7 @@ export class View {
     this.backfill = first && snapshot.historyLines === ATTACH_HISTORY_LINES && snapshot.truncated;
     this.partial = catchUp || this.backfill;
     if (catchUp) this.catchUps += 1;
+    if (catchUp && this.acking) this.catchUpInFlight = replay.length;
     this.lastSequence = snapshot.sequence;
     this.sendLimit = SEND_QUEUE_BYTES + replay.length;
     this.snapshots += 1;
@@ -311,17 +316,20 @@ export class View {
       return false;
     }
     const fits = this.unackedChars === 0 || this.unackedChars + event.data.length <= FLOW_WINDOW_CHARS;
-    if (this.held.length === 0 && fits) return true;
+    if (this.held.length === 0 && fits && this.catchUpInFlight === 0) return true;
     this.held.push(event);
     this.heldChars += event.data.length;
-    if (this.heldChars > HELD_MAX_CHARS) {
-      // Faster than the page parses: drop what is held and catch up from the screen when it has room.
-      this.skippedChars += this.heldChars;
-      this.held = [];
-      this.heldChars = 0;
-      this.skipping = true;
-    }
+    // Faster than the page parses: drop what is held and catch up from the screen when it has room.
+    if (this.heldChars > HELD_MAX_CHARS) this.skipAhead();
     return false;
+  }
+
+  /** Drop the held output: the view's next frame is a catch-up snapshot. */
+  private skipAhead(): void {
+    this.skippedChars += this.heldChars;
+    this.held = [];
+    this.heldChars = 0;
+    this.skipping = true;
   }
 
   private sendOutput(event: OutputEvent): void {
@@ -413,6 +421,16 @@ export class View {
       void this.refresh({ reason: 'backfill' });
       return;
     }
+    if (this.catchUpInFlight > 0) {
+      // Everything waits for the catch-up's own ack (an older ack can still arrive after it was sent).
+      if (this.unackedChars > 0) return;
+      // It is parsed. If more output came meanwhile than the snapshot weighed, the flood goes on: another
+      // screen costs the page less than that output would (and shows the same), so the page gets one
+      // screen per frame it can draw instead of output it would draw and throw away.
+      const snapshotChars = this.catchUpInFlight;
+      this.catchUpInFlight = 0;
+      if (this.heldChars > snapshotChars) this.skipAhead();
+    }
     if (this.skipping) {
       void this.refresh({ reason: 'catch-up' });
       return;
@@ -432,6 +450,7 @@ export class View {
     this.held = [];
     this.heldChars = 0;
     this.skipping = false;
+    this.catchUpInFlight = 0;
     this.backfill = false;
   }
 
