@@ -114,6 +114,11 @@ const RECONNECT_NOTICES: ReadonlySet<ViewNoticeCode> = new Set(['protocol-error'
 
 let nextNoticeId = 1;
 
+/** Run `task` once the next frame is drawn (after its rendering callbacks, style, layout and paint). */
+function afterNextFrame(task: () => void): void {
+  requestAnimationFrame(() => setTimeout(task, 0));
+}
+
 export class SharedTerminalElement extends LitElement {
   static override styles = [xtermStyles, panelStyles];
 
@@ -423,13 +428,20 @@ export class SharedTerminalElement extends LitElement {
    * Rebuild the screen in the current renderer. The full reset is written in order, so writes queued before
    * it land before it and never after. A method of its own on purpose: a closure over the old renderer in
    * applySnapshot would share its scope with the new renderer's handlers and keep the old one alive.
+   *
+   * Acked once drawn, not once parsed: in a flood the server takes the next screen when this ack arrives,
+   * and a screen taken while the page is still drawing waits in its queue and is older when shown; keys
+   * typed meanwhile also get the page between frames. (A hidden page draws nothing, so it acks when shown.)
    */
   private applyInPlace(frame: SnapshotFrame): void {
     const term = this.term;
     if (!term) return;
     const connection = this.connection;
     term.write(`\x1bc${frame.replay}`, () => {
-      if (term === this.term) this.snapshotShown(frame, connection);
+      if (term !== this.term) return;
+      afterNextFrame(() => {
+        if (term === this.term) this.snapshotShown(frame, connection);
+      });
     });
   }
 

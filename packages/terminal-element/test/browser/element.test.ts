@@ -89,6 +89,27 @@ describe('<shared-terminal>', () => {
     ok(Math.abs(blue.getClientRects()[0]!.left - rowBox.left - 8 * cell) < 1, 'runs of the next row stay on the grid');
   });
 
+  it('acks a catch-up once it is drawn, so the next screen is taken when the page can draw it', async () => {
+    const m = await mount({ rows: 10, cols: 60 });
+    m.server.output('before the flood\r\n');
+    await parsedAll(m);
+    const renders: number[] = [];
+    m.el.renderer!.onRender(() => renders.push(performance.now()));
+    const acks: { sequence: number; t: number }[] = [];
+    m.server.onFrame((received) => {
+      if (received.frame.type === 'ack') acks.push({ sequence: received.frame.sequence, t: performance.now() });
+    });
+    // The server skipped ahead: a screen of the same shell and size without history, drawn in place.
+    m.server.sequence += 40;
+    m.server.screen = '\x1b[H\x1b[2Jcaught up with the flood\r\n$ ';
+    const sent = performance.now();
+    m.server.send(m.server.snapshotFrame());
+    await until(() => acks.some((a) => a.sequence === m.server.sequence), 'the catch-up acked');
+    ok(/caught up with the flood/.test(screenText(m.el)), 'the catch-up replaced the screen');
+    const acked = acks.find((a) => a.sequence === m.server.sequence)!.t;
+    ok(renders.some((t) => t >= sent && t <= acked), 'a frame was drawn between the catch-up and its ack');
+  });
+
   it('sends the first typed key in begin and the keys typed before the grant once, after it', async () => {
     const m = await mount({ mode: 'manual' });
     m.el.focusTerminal();
