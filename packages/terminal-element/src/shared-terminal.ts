@@ -73,6 +73,7 @@ import type { Connector, OutputFrame, SnapshotFrame, StatusFrame } from '@shared
 import { TerminalConnection, type ConnectionState, type LeaseView, type SocketFactory, type ViewNotice, type ViewNoticeCode } from './connection.ts';
 import { messagesFor, resolveLocale, type Messages } from './i18n.ts';
 import { isFocusReport, silenceQueryReplies } from './query-replies.ts';
+import { skipEmptySelectionRedraws } from './selection-redraws.ts';
 import { panelStyles, xtermStyles } from './styles.ts';
 
 export const MIN_FONT_SIZE = 8;
@@ -396,6 +397,7 @@ export class SharedTerminalElement extends LitElement {
     term.unicode.activeVersion = '11';
     silenceQueryReplies(term);
     term.open(wrapper);
+    skipEmptySelectionRedraws(term);
     term.onData((data) => {
       if (term !== this.term) return;
       if (isFocusReport(data) && !this.pasting) return;

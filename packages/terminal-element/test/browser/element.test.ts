@@ -47,6 +47,10 @@ function screenText(el: SharedTerminalElement): string {
   return lines.join('\n');
 }
 
+async function nextFrames(count: number): Promise<void> {
+  for (let i = 0; i < count; i++) await new Promise((resolve) => requestAnimationFrame(resolve));
+}
+
 afterEach(() => {
   document.body.replaceChildren();
 });
@@ -87,6 +91,41 @@ describe('<shared-terminal>', () => {
     ok(Math.abs(box.height - rowBox.height) < 0.5, `its background fills the row (${box.height} of ${rowBox.height} px)`);
     const blue = runs.find((span) => span.textContent === 'blue')!;
     ok(Math.abs(blue.getClientRects()[0]!.left - rowBox.left - 8 * cell) < 1, 'runs of the next row stay on the grid');
+  });
+
+  it('builds each row once a frame while output scrolls with nothing selected; a selection still draws, follows and clears', async () => {
+    const m = await mount({ rows: 10, cols: 60 });
+    m.server.output('start\r\n');
+    await parsedAll(m);
+    await nextFrames(2);
+    const rows = shadow(m.el, '.xterm-rows');
+    const builds = new Map<Node, number>();
+    const observer = new MutationObserver((records) => {
+      for (const record of records) if (record.target.parentNode === rows) builds.set(record.target, (builds.get(record.target) ?? 0) + 1);
+    });
+    observer.observe(rows, { childList: true, subtree: true });
+    // One write that scrolls every row: the renderer draws the rows once; xterm.js's selection refresh on
+    // the scroll (nothing selected) must not build them all again.
+    m.server.output(Array.from({ length: 30 }, (_, i) => `line ${i}`).join('\r\n'));
+    await parsedAll(m);
+    await nextFrames(3);
+    observer.disconnect();
+    equal(builds.size, 10, 'every row was drawn');
+    deepEqual([...new Set(builds.values())], [1], 'and built once');
+
+    const term = m.el.renderer!;
+    const selection = shadow(m.el, '.xterm-selection');
+    term.select(0, term.buffer.active.baseY + 2, 30);
+    await nextFrames(2);
+    ok(selection.children.length > 0, 'a selection is drawn');
+    const top = (selection.children[0] as HTMLElement).style.top;
+    m.server.output('\r\none more line');
+    await parsedAll(m);
+    await nextFrames(2);
+    ok(selection.children.length > 0 && (selection.children[0] as HTMLElement).style.top !== top, 'it moves up with its text when output scrolls');
+    term.clearSelection();
+    await nextFrames(2);
+    equal(selection.children.length, 0, 'a cleared selection is gone');
   });
 
   it('acks a catch-up once it is drawn, so the next screen is taken when the page can draw it', async () => {
