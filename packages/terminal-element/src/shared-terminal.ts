@@ -74,6 +74,7 @@ import { TerminalConnection, type ConnectionState, type LeaseView, type SocketFa
 import { messagesFor, resolveLocale, type Messages } from './i18n.ts';
 import { isFocusReport, silenceQueryReplies } from './query-replies.ts';
 import { skipEmptySelectionRedraws } from './selection-redraws.ts';
+import { FloodScreen } from './flood-screen.ts';
 import { panelStyles, xtermStyles } from './styles.ts';
 
 export const MIN_FONT_SIZE = 8;
@@ -173,6 +174,8 @@ export class SharedTerminalElement extends LitElement {
   /** A renderer parsing a snapshot off screen; it replaces `term` once parsed (see stage()). */
   private staged: Terminal | null = null;
   private termGeneration: number | null = null;
+  /** Each renderer's canvas screen for floods, made at its first catch-up (null: not available). */
+  private floodScreens = new WeakMap<Terminal, FloodScreen | null>();
   private pasting = false;
 
   constructor() {
@@ -226,6 +229,7 @@ export class SharedTerminalElement extends LitElement {
   }
   /** Clear the local renderer only; the shell and the server's screen are untouched. */
   clearView(): void {
+    this.leaveFloodScreen();
     this.term?.clear();
   }
   /** Put the keyboard focus into the terminal. */
@@ -257,6 +261,8 @@ export class SharedTerminalElement extends LitElement {
   }
 
   protected override updated(changed: PropertyValues<this>): void {
+    // The DOM rows follow a new font, theme or reader mode at once; the flood screen would only at its next catch-up.
+    if (changed.has('fontSize') || changed.has('theme') || changed.has('screenReader')) this.leaveFloodScreen();
     for (const term of this.renderers) {
       if (changed.has('fontSize')) term.options.fontSize = this.clampedFontSize();
       if (changed.has('screenReader')) term.options.screenReaderMode = this.screenReader;
@@ -439,12 +445,30 @@ export class SharedTerminalElement extends LitElement {
     const term = this.term;
     if (!term) return;
     const connection = this.connection;
+    const flood = this.floodScreenOf(term);
+    flood?.enter();
     term.write(`\x1bc${frame.replay}`, () => {
       if (term !== this.term) return;
+      flood?.drawNextFrame();
       afterNextFrame(() => {
         if (term === this.term) this.snapshotShown(frame, connection);
       });
     });
+  }
+
+  /**
+   * The canvas screen that shows catch-ups (see flood-screen.ts), or null: not with a screen reader (its
+   * rows are what it reads), nor where xterm.js is not the version it was made for.
+   */
+  private floodScreenOf(term: Terminal): FloodScreen | null {
+    if (this.screenReader) return null;
+    if (!this.floodScreens.has(term)) this.floodScreens.set(term, FloodScreen.create(term));
+    return this.floodScreens.get(term) ?? null;
+  }
+
+  /** Back to xterm's DOM rows (output streams again, or the look changed). */
+  private leaveFloodScreen(): void {
+    if (this.term) this.floodScreens.get(this.term)?.leave();
   }
 
   /**
@@ -513,6 +537,7 @@ export class SharedTerminalElement extends LitElement {
     // Output after a staged snapshot belongs to the staged renderer (the shown one is as of that snapshot).
     const term = this.staged ?? this.term;
     if (!term) return;
+    if (term === this.term) this.leaveFloodScreen();
     const connection = this.connection;
     term.write(frame.data, () => {
       if (term === this.term || term === this.staged) connection?.parsed(frame.sequence, frame.data.length);

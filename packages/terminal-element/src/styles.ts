@@ -257,6 +257,16 @@ export const panelStyles = css`
   .xterm .xterm-rows span:not(.xterm-cursor) {
     display: inline !important;
   }
+  /* The flood screen (flood-screen.ts): over the rows, under the selection; the pointer goes through to xterm. */
+  .xterm .flood-screen {
+    position: absolute;
+    top: 0;
+    left: 0;
+    pointer-events: none;
+  }
+  .xterm .flood-screen[hidden] {
+    display: none;
+  }
   /* A renderer parsing a snapshot off screen: laid out (it measures its font) but unseen until swapped in. */
   .renderer.staged {
     position: absolute;

@@ -128,12 +128,80 @@ describe('<shared-terminal>', () => {
     equal(selection.children.length, 0, 'a cleared selection is gone');
   });
 
+  it('draws a flood\'s catch-ups on one canvas without building rows, keeps the keys, and gives the rows back when output streams again', async () => {
+    const m = await mount({ rows: 10, cols: 60 });
+    m.server.output('before the flood\r\n');
+    await parsedAll(m);
+    m.el.focusTerminal();
+    await nextFrames(2);
+    const rows = shadow(m.el, '.xterm-rows');
+    let rowsBuilt = 0;
+    const observer = new MutationObserver((records) => {
+      for (const record of records) if (record.addedNodes.length > 0) rowsBuilt += 1;
+    });
+    observer.observe(rows, { childList: true, subtree: true });
+    // A catch-up: a screen of the same shell and size without history, with a true-colour background at the
+    // start of its second row.
+    m.server.sequence += 40;
+    m.server.screen = '\x1b[H\x1b[2Jcaught up\r\n\x1b[48;2;10;200;30m    \x1b[0m green\r\n$ ';
+    m.server.send(m.server.snapshotFrame());
+    await parsedAll(m);
+    await nextFrames(2);
+    observer.disconnect();
+    const canvas = shadow(m.el, '.flood-screen') as HTMLCanvasElement;
+    ok(!canvas.hidden, 'the canvas is the screen');
+    equal(rowsBuilt, 0, 'no row was built for the catch-up');
+    ok(canvas.nextElementSibling?.classList.contains('xterm-selection'), 'the selection layer stays above it');
+    const box = canvas.getBoundingClientRect();
+    const ratio = canvas.width / box.width;
+    const cellWidth = box.width / 60;
+    const cellHeight = box.height / 10;
+    const pixel = canvas.getContext('2d')!.getImageData(Math.floor(2 * cellWidth * ratio), Math.floor(1.5 * cellHeight * ratio), 1, 1).data;
+    deepEqual([...pixel.slice(0, 3)], [10, 200, 30], 'the cell background is drawn in its colour');
+    ok(/caught up/.test(screenText(m.el)), 'xterm.js parsed the screen (its buffer stays the truth)');
+
+    await sendKeys({ type: 'k' });
+    await until(() => [...m.server.framesOfType('begin'), ...m.server.framesOfType('input')].some((f) => f.input.includes('k')), 'the key went out');
+
+    m.server.output('streaming again\r\n');
+    await parsedAll(m);
+    await until(() => canvas.hidden && /streaming again/.test(rows.textContent ?? ''), 'the rows are back with the new output');
+    ok(/caught up/.test(rows.textContent ?? ''), 'the catch-up is in the rows too');
+  });
+
+  it('keeps the DOM rows for catch-ups in screen-reader mode', async () => {
+    const m = await mount({ rows: 10, cols: 60 }, { 'screen-reader': '' });
+    m.server.output('before the flood\r\n');
+    await parsedAll(m);
+    m.server.sequence += 40;
+    m.server.screen = '\x1b[H\x1b[2Jcaught up for the reader\r\n$ ';
+    m.server.send(m.server.snapshotFrame());
+    await parsedAll(m);
+    await until(() => /caught up for the reader/.test(shadow(m.el, '.xterm-rows').textContent ?? ''), 'the rows show the catch-up');
+    equal(m.el.shadowRoot!.querySelector('.flood-screen'), null, 'no canvas');
+  });
+
   it('acks a catch-up once it is drawn, so the next screen is taken when the page can draw it', async () => {
     const m = await mount({ rows: 10, cols: 60 });
     m.server.output('before the flood\r\n');
     await parsedAll(m);
-    const renders: number[] = [];
-    m.el.renderer!.onRender(() => renders.push(performance.now()));
+    // When the catch-up was parsed, and when each frame began (a frame draws the screen: the canvas in its
+    // animation-frame callback, the rows in xterm's).
+    const term = m.el.renderer!;
+    let parsedAt = Infinity;
+    const write = term.write.bind(term);
+    term.write = (data: string | Uint8Array, callback?: () => void) =>
+      write(data, () => {
+        if (typeof data === 'string' && data.startsWith('\x1bc')) parsedAt = performance.now();
+        callback?.();
+      });
+    const frames: number[] = [];
+    let counting = true;
+    const countFrames = (): void => {
+      frames.push(performance.now());
+      if (counting) requestAnimationFrame(countFrames);
+    };
+    requestAnimationFrame(countFrames);
     const acks: { sequence: number; t: number }[] = [];
     m.server.onFrame((received) => {
       if (received.frame.type === 'ack') acks.push({ sequence: received.frame.sequence, t: performance.now() });
@@ -141,12 +209,12 @@ describe('<shared-terminal>', () => {
     // The server skipped ahead: a screen of the same shell and size without history, drawn in place.
     m.server.sequence += 40;
     m.server.screen = '\x1b[H\x1b[2Jcaught up with the flood\r\n$ ';
-    const sent = performance.now();
     m.server.send(m.server.snapshotFrame());
     await until(() => acks.some((a) => a.sequence === m.server.sequence), 'the catch-up acked');
+    counting = false;
     ok(/caught up with the flood/.test(screenText(m.el)), 'the catch-up replaced the screen');
     const acked = acks.find((a) => a.sequence === m.server.sequence)!.t;
-    ok(renders.some((t) => t >= sent && t <= acked), 'a frame was drawn between the catch-up and its ack');
+    ok(frames.some((t) => t >= parsedAt && t <= acked), 'a frame began between the catch-up\'s parse and its ack');
   });
 
   it('sends the first typed key in begin and the keys typed before the grant once, after it', async () => {
