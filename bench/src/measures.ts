@@ -197,9 +197,11 @@ interface EchoShown {
 /**
  * Wait (at most 2 s) until the echo of `ch` is shown in the page. The baseline parses every byte, so that
  * is its glyph being parsed. The product's page may skip ahead of a flood it cannot keep up with: there the
- * echo also counts as shown once the page acked a sequence at least as new as the server's output event
- * that carried it (the screen it then shows is at least as new as the echo; in a flood the glyph itself
- * may have scrolled away by then, as it would in any terminal). Times are the page's.
+ * echo also counts as shown once the page parsed a catch-up screen at least as new as the server's output
+ * event that carried it, or acked such a sequence (xterm's buffer then holds a screen at least as new as
+ * the echo; in a flood the glyph itself may have scrolled away by then, as it would in any terminal). The
+ * page acks a catch-up only after the frame that draws it, so the ack is not the parse. `paint` is the
+ * next frame after. Times are the page's.
  */
 async function waitForEcho(context: BenchContext, session: Session, ch: string, traced: number): Promise<EchoShown> {
   const deadline = Date.now() + 2000;
@@ -208,16 +210,23 @@ async function waitForEcho(context: BenchContext, session: Session, ch: string, 
   for (;;) {
     const state = await session.page.evaluate(
       ({ c, sequence }) => {
-        const b = (window as unknown as { __bench: { keys: { key: string; t: number }[]; echoes: { ch: string; t: number; paint: number }[]; acks: { sequence: number; t: number }[]; sent: Record<string, number>; arrived: Record<string, number> } }).__bench;
+        type Shown = { t: number; paint: number };
+        const b = (window as unknown as { __bench: { keys: { key: string; t: number }[]; echoes: ({ ch: string } & Shown)[]; caughtUp: ({ sequence: number } & Shown)[]; acks: { sequence: number; t: number }[]; sent: Record<string, number>; arrived: Record<string, number> } }).__bench;
         const key = b.keys.filter((k) => k.key === c).at(-1);
         if (!key) return null;
         const echo = b.echoes.at(-1);
         const glyph = echo && echo.ch === c && echo.t >= key.t && echo.paint > 0 ? echo : undefined;
-        const ack = sequence === null ? undefined : b.acks.find((a) => a.t >= key.t && a.sequence >= sequence);
-        if (!glyph && !ack) return null;
-        const byGlyph = glyph !== undefined && (ack === undefined || glyph.t <= ack.t);
-        const t = byGlyph ? glyph!.t : ack!.t;
-        return { latency: t - key.t, paint: (byGlyph ? glyph!.paint : t) - key.t, glyph: byGlyph, sent: (b.sent[c] ?? NaN) - key.t, arrived: (b.arrived[c] ?? NaN) - key.t, keyWall: performance.timeOrigin + key.t };
+        const newer = (s: { sequence: number; t: number }) => sequence !== null && s.t >= key.t && s.sequence >= sequence;
+        const screen = b.caughtUp.find((s) => newer(s) && s.paint > 0);
+        const ack = b.acks.find(newer);
+        // The first of: the glyph parsed, a catch-up at least as new parsed, an ack at least as new.
+        const firsts: (Shown & { glyph: boolean })[] = [];
+        if (glyph) firsts.push({ t: glyph.t, paint: glyph.paint, glyph: true });
+        if (screen) firsts.push({ t: screen.t, paint: screen.paint, glyph: false });
+        if (ack) firsts.push({ t: ack.t, paint: ack.t, glyph: false });
+        if (firsts.length === 0) return null;
+        const first = firsts.reduce((a, x) => (x.t < a.t ? x : a));
+        return { latency: first.t - key.t, paint: first.paint - key.t, glyph: first.glyph, sent: (b.sent[c] ?? NaN) - key.t, arrived: (b.arrived[c] ?? NaN) - key.t, keyWall: performance.timeOrigin + key.t };
       },
       { c: ch, sequence: echoSequence ?? null },
     );

@@ -30,6 +30,11 @@ export interface ProbeState {
   bigMessages: { length: number; t: number }[];
   /** Every snapshot frame the product's page received, when. */
   snapshots: { length: number; t: number }[];
+  /** The sequence of the snapshot frame just received, until its replay is written. */
+  snapshotSequence: number | null;
+  /** Catch-ups (snapshots written in place after `ESC c`) parsed into xterm's buffer: their sequence, when,
+   *  and the next frame after. */
+  caughtUp: { sequence: number; t: number; paint: number }[];
   /** The product's element put a snapshot on screen (parsed; the first paint after it). */
   screens: { historyLines: number; truncated: boolean; t: number; paint: number }[];
   prompt: { since: number; t: number | null; paint: number | null };
@@ -52,7 +57,7 @@ interface ProbeWindow {
 export function installProbe(): void {
   const w = window as unknown as ProbeWindow;
   const hooked = new WeakSet<object>();
-  const state: ProbeState = { keys: [], clicks: [], expect: null, echoes: [], done: [], parsedChars: 0, bigWrites: [], bigMessages: [], snapshots: [], screens: [], sent: {}, arrived: {}, acks: [], prompt: { since: Infinity, t: null, paint: null }, terms: 0 };
+  const state: ProbeState = { keys: [], clicks: [], expect: null, echoes: [], done: [], parsedChars: 0, bigWrites: [], bigMessages: [], snapshots: [], snapshotSequence: null, caughtUp: [], screens: [], sent: {}, arrived: {}, acks: [], prompt: { since: Infinity, t: null, paint: null }, terms: 0 };
   addEventListener('keydown', (event) => state.keys.push({ key: event.key, t: event.timeStamp }), true);
   addEventListener('click', (event) => state.clicks.push({ t: event.timeStamp }), true);
   addEventListener('shared-terminal-screen', (event) => {
@@ -88,7 +93,12 @@ export function installProbe(): void {
         if (typeof event.data !== 'string') return;
         const t = performance.now();
         if (event.data.length > 100_000) state.bigMessages.push({ length: event.data.length, t });
-        if (event.data.startsWith('{"v":1,"type":"snapshot"')) state.snapshots.push({ length: event.data.length, t });
+        if (event.data.startsWith('{"v":1,"type":"snapshot"')) {
+          state.snapshots.push({ length: event.data.length, t });
+          // Only the frame's own key can match: inside the replay string every quote is escaped.
+          const sequence = /"sequence":(\d+)/.exec(event.data);
+          state.snapshotSequence = sequence ? Number(sequence[1]) : null;
+        }
         const expected = state.expect;
         if (expected !== null && state.arrived[expected] === undefined && carries(payload(event.data, 'data'), expected)) state.arrived[expected] = t;
       });
@@ -133,6 +143,16 @@ export function installProbe(): void {
             const echo = { ch: expected, t: performance.now(), paint: 0 };
             state.echoes.push(echo);
             nextPaint((t) => (echo.paint = t));
+          });
+        }
+        if (text.startsWith('\x1bc') && state.snapshotSequence !== null) {
+          const sequence = state.snapshotSequence;
+          state.snapshotSequence = null;
+          probes.push(() => {
+            const screen = { sequence, t: performance.now(), paint: 0 };
+            state.caughtUp.push(screen);
+            if (state.caughtUp.length > 5000) state.caughtUp.splice(0, 2500);
+            nextPaint((t) => (screen.paint = t));
           });
         }
         if (text.length > 100_000) {

@@ -3,6 +3,7 @@ export interface Summary {
   n: number;
   median: number;
   p50: number;
+  p90: number;
   p99: number;
   min: number;
   max: number;
@@ -27,6 +28,7 @@ export function summarize(values: readonly number[]): Summary {
     n: values.length,
     median: round(median(values)),
     p50: round(percentile(values, 50)),
+    p90: round(percentile(values, 90)),
     p99: round(percentile(values, 99)),
     min: round(values.length ? Math.min(...values) : Number.NaN),
     max: round(values.length ? Math.max(...values) : Number.NaN),
