@@ -332,3 +332,26 @@ test('9. a real MCP client lists the four tools, runs send and read, and hears t
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('10. a flood the page cannot keep up with is drawn on the flood canvas; the rows come back with the final screen', async ({ page }) => {
+  const view = await openAgentPage(page, link('ten'));
+  // Note every time the flood canvas is shown (it exists only once the first catch-up came).
+  await page.evaluate(() => {
+    const root = document.querySelector('shared-terminal')!.shadowRoot!;
+    const seen = { canvasShown: 0 };
+    (window as unknown as { __flood: typeof seen }).__flood = seen;
+    new MutationObserver(() => {
+      const canvas = root.querySelector<HTMLCanvasElement>('.renderer:not(.staged) .flood-screen');
+      if (canvas && !canvas.hidden) seen.canvasShown += 1;
+    }).observe(root, { subtree: true, childList: true, attributes: true, attributeFilter: ['hidden'] });
+  });
+  // About 11 MB as fast as `seq` writes it: far more than a page parses while it lasts.
+  await typeInTerminal(view, "seq -f 'flood line %.0f ------------------------------------------------------------------------------------' 1 120000; echo flood-$((6*7))");
+  await expect(view.screen).toContainText('flood-42', { timeout: 30_000 });
+  expect(await page.evaluate(() => (window as unknown as { __flood: { canvasShown: number } }).__flood.canvasShown)).toBeGreaterThan(0);
+  // The rows hold the final screen and the canvas is gone (or its renderer was replaced by the full history).
+  await expect(view.element.locator('.renderer:not(.staged) .flood-screen:not([hidden])')).toHaveCount(0);
+  await expect(view.screen).toContainText('flood line 120000');
+  await typeInTerminal(view, 'echo after-the-flood');
+  await expect(view.screen).toContainText('echo after-the-floodafter-the-flood');
+});

@@ -25,6 +25,8 @@ import type { IBufferCell, IBufferLine, Terminal } from '@xterm/xterm';
 export class FloodScreen {
   /** Whether the canvas is the screen (xterm's row rendering is paused). */
   private active = false;
+  /** A draw failed (xterm.js not as expected after all): the rows stay the screen from then on. */
+  private failed = false;
   private drawRequest = 0;
   private hideOnRender: { dispose(): void } | null = null;
   private readonly cell: IBufferCell;
@@ -66,6 +68,7 @@ export class FloodScreen {
 
   /** From now on the canvas is the screen: xterm's rows are no longer built (call before writing a catch-up). */
   enter(): void {
+    if (this.failed) return;
     this.hideOnRender?.dispose();
     this.hideOnRender = null;
     this.active = true;
@@ -77,7 +80,15 @@ export class FloodScreen {
     if (!this.active || this.drawRequest) return;
     this.drawRequest = requestAnimationFrame(() => {
       this.drawRequest = 0;
-      if (this.active) this.draw();
+      // A renderer disposed since (another shell or size) has left the page with its canvas.
+      if (!this.active || !this.canvas.isConnected) return;
+      try {
+        this.draw();
+      } catch {
+        // Never a blank or frozen screen: give it back to the rows for good.
+        this.failed = true;
+        this.leave();
+      }
     });
   }
 
