@@ -202,6 +202,36 @@ export const WideTerminal: Story = {
   },
 };
 
+/** Screen `n` of a flood of coloured digits, as the server's catch-up sends it (the screen alone). */
+function floodScreen(n: number, rows: number): string {
+  let screen = '\x1b[H\x1b[2J';
+  for (let row = 0; row < rows - 1; row++) {
+    const words = Array.from({ length: 9 }, (_, i) => `\x1b[38;5;${(n * 7 + row * 11 + i * 29) % 216 + 16}m${String((n + row) * 7919 * (i + 1)).padStart(9, '0')}`);
+    screen += `${words.join(' ')}\x1b[0m\r\n`;
+  }
+  return screen;
+}
+
+/** A flood the page cannot keep up with: the server sends one screen per frame (catch-ups), and the element
+ *  draws them on its flood canvas instead of xterm.js's rows (the last one stays until output streams). */
+export const FloodCatchUps: Story = {
+  args: {
+    script: async (server, el) => {
+      for (let n = 1; n <= 30 && el.isConnected; n++) {
+        server.sequence += 100;
+        server.screen = floodScreen(n, server.rows);
+        server.send(server.snapshotFrame());
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    },
+  },
+  play: async ({ canvasElement }) => {
+    const el = terminalIn(canvasElement);
+    await waitFor(() => expect(part(el, '.flood-screen').hidden).toBe(false), { timeout: 5000 });
+    await expect(el.renderer?.buffer.active.getLine(0)?.translateToString(true)).toMatch(/^\d{9} /);
+  },
+};
+
 // ------------------------------------------------------------------------------------------ flows
 
 /** The settings menu from the keyboard: open, move, change the font, close; Reset asks first. */

@@ -102,7 +102,11 @@ export class FloodScreen {
     this.hideOnRender = this.term.onRender(() => {
       this.hideOnRender?.dispose();
       this.hideOnRender = null;
-      if (!this.active) this.canvas.hidden = true;
+      if (this.active) return;
+      this.canvas.hidden = true;
+      // Free its bitmap (a 40×160 screen is ~4 MB, ~16 MB at a device pixel ratio of 2) until the next flood.
+      this.canvas.width = 0;
+      this.canvas.height = 0;
     });
     this.term.refresh(0, this.term.rows - 1);
   }

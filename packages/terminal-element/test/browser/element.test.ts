@@ -167,6 +167,7 @@ describe('<shared-terminal>', () => {
     await parsedAll(m);
     await until(() => canvas.hidden && /streaming again/.test(rows.textContent ?? ''), 'the rows are back with the new output');
     ok(/caught up/.test(rows.textContent ?? ''), 'the catch-up is in the rows too');
+    equal(canvas.width * canvas.height, 0, 'the hidden canvas holds no bitmap');
   });
 
   it('keeps the DOM rows for catch-ups in screen-reader mode', async () => {
