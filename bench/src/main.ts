@@ -15,7 +15,7 @@ import { chromium } from 'playwright-core';
 import { chromiumLaunchOptions } from '@shared-terminal/element/testing/chromium';
 import { writeContent } from './content.ts';
 import { RpcChild } from './rpc.ts';
-import { echoRun, historyToolsRun, interruptRun, memoryRun, reconnectRun, throughputRun, toolRun, type BenchContext, type EchoRun } from './measures.ts';
+import { echoReadFloorRun, echoRun, historyToolsRun, interruptRun, memoryRun, reconnectRun, throughputRun, toolRun, type BenchContext, type EchoRun } from './measures.ts';
 import { writeReport, type RawResults } from './report.ts';
 import { median as exactMedian } from './stats.ts';
 
@@ -105,6 +105,13 @@ try {
       }
     }
     raw.measurements.echo = result;
+    const floor = [];
+    for (let run = 0; run < runs; run++) {
+      const r = await echoReadFloorRun(context, keys);
+      floor.push(r);
+      log(`echo read floor run ${run + 1}: the server read ${r.times.length} echoes in a flood with no page, median ${median(r.times)} ms, max ${Math.max(...r.times).toFixed(1)} ms, missed ${r.missed}`);
+    }
+    raw.measurements.echoReadFloor = floor;
     sample('echo');
   }
 

@@ -184,6 +184,30 @@ export async function echoRun(context: BenchContext, system: System, options: { 
   return { latencies, paints, sends, arrivals, missed, glyphs, ...(system === 'product' ? { reads } : {}), ...(catchUps ? { catchUps } : {}) };
 }
 
+/**
+ * 2b's floor: the same background flood in a terminal no page is attached to, letters written straight to
+ * its PTY in the product's process, each timed until the server's output event carries the echo. No
+ * browser shares the cores, and nothing in the page or the transport is on the path.
+ */
+export async function echoReadFloorRun(context: BenchContext, keys: number): Promise<{ times: number[]; missed: number }> {
+  const owner = uniqueId('echo-floor');
+  const pidFile = join(context.files.dir, `${owner}.pid`);
+  try {
+    await context.product.call('ensure', { owner });
+    await context.product.call('send', { owner, text: backgroundFloodCommand(context.files, 60, pidFile) });
+    await sleep(1000); // the flood is running
+    return await context.product.call<{ times: number[]; missed: number }>('echoReadTimes', { owner, keys });
+  } finally {
+    try {
+      process.kill(Number(readFileSync(pidFile, 'utf8').trim()), 'SIGTERM');
+    } catch {
+      // the flood ended by itself
+    }
+    rmSync(pidFile, { force: true });
+    await context.product.call('dispose', { owner });
+  }
+}
+
 interface EchoShown {
   latency: number;
   paint: number;

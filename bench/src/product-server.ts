@@ -43,6 +43,8 @@ async function timed<T>(work: () => Promise<T>): Promise<{ ms: number; value: T 
 }
 
 const running = new Map<string, Promise<unknown>>();
+/** Letters for echo timing (no `m`: the flood's SGR sequences end with it). */
+const ECHO_LETTERS = 'abcdefghijklnopqrstuvwxyz';
 const traces = new Map<string, { ch: string; t: number }[]>();
 
 function send(owner: string, text: string) {
@@ -161,6 +163,36 @@ serveRpc(
     async disposeAll() {
       await hub.disposeAll();
       return {};
+    },
+    /**
+     * Letters written straight to the owner's PTY (no page, no socket, no queue), each timed until an
+     * output event carries its echo: how long the server itself takes to read an echo, 2b's floor.
+     */
+    async echoReadTimes({ owner, keys }: { owner: string; keys: number }) {
+      const generation = await generationOf(owner);
+      const terminal = hub.acquire(owner);
+      const times: number[] = [];
+      for (let i = 0; i < keys; i++) {
+        const ch = ECHO_LETTERS[i % ECHO_LETTERS.length]!;
+        const started = performance.now();
+        const ms = await new Promise<number | null>((resolve) => {
+          const listener = (event: { data: string }) => {
+            if (!event.data.replace(/\x1b\[[0-9;]*m/g, '').includes(ch)) return;
+            done(performance.now() - started);
+          };
+          const done = (value: number | null) => {
+            clearTimeout(timer);
+            terminal.off('output', listener);
+            resolve(value);
+          };
+          const timer = setTimeout(() => done(null), 2000);
+          terminal.on('output', listener);
+          void generation.write(ch);
+        });
+        if (ms !== null) times.push(ms);
+        await new Promise((resolve) => setTimeout(resolve, 10 + Math.random() * 20));
+      }
+      return { times, missed: keys - times.length };
     },
     /** Record when the owner's output events carry letters (typed-key echoes in a digits-only flood). */
     traceEchoes({ owner }: { owner: string }) {
