@@ -62,10 +62,6 @@ export class FloodScreen {
     return new FloodScreen(term, internals, canvas, context);
   }
 
-  get shown(): boolean {
-    return this.active;
-  }
-
   /** From now on the canvas is the screen: xterm's rows are no longer built (call before writing a catch-up). */
   enter(): void {
     if (this.failed) return;
