@@ -94,12 +94,14 @@ async function main(command: Command): Promise<void> {
       return;
     case 'serve': {
       const server = await startServer(command.options);
+      // Signals are handled before the address goes out: a script that stops the server as soon as it read
+      // the line must get a clean stop, not the default action of a signal that arrived before the handler.
+      stopOn(server);
       // The one line on stdout: scripts read the address from it.
       process.stdout.write(`shared-terminal: ${server.link('/')}\n`);
       if (command.options.host !== '127.0.0.1' && command.options.host !== 'localhost' && command.options.host !== '::1') {
         process.stderr.write(`shared-terminal: bound to ${command.options.host}: anyone who can reach it and knows the token controls the shells\n`);
       }
-      stopOn(server);
       return;
     }
     case 'mcp': {
@@ -108,8 +110,8 @@ async function main(command: Command): Promise<void> {
       console.info = console.error;
       const server = await startServer(command.options);
       const mcp = await startMcpServer({ hub: server.hub, relay: server.relay, agent: command.options.agent, version: version() });
-      process.stderr.write(`shared-terminal: ${server.link(`/agents/${command.options.agent}`)}\n`);
       stopOn(server, mcp.closed, () => mcp.close());
+      process.stderr.write(`shared-terminal: ${server.link(`/agents/${command.options.agent}`)}\n`);
       return;
     }
   }

@@ -4,7 +4,8 @@ import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import type { SendResult } from '@shared-terminal/server';
-import { ADDRESS_LINE, alive, callTool, runCli, startCli, tempDir, writeConfig } from './helpers/cli.ts';
+import { spawn } from 'node:child_process';
+import { ADDRESS_LINE, CLI, alive, callTool, runCli, startCli, tempDir, writeConfig } from './helpers/cli.ts';
 
 test('serve prints exactly one stdout line with the address, and a random token per start', async () => {
   const first = await startCli();
@@ -117,4 +118,23 @@ test('stopping the CLI ends the shells it started', async () => {
   const exit = await cli.stop();
   assert.equal(exit.code, 0);
   assert.equal(alive(pid), false, 'the shell is gone after the CLI stopped');
+});
+
+test('a stop sent the moment the address line is read is a clean stop', async () => {
+  // Scripts read the address and may stop the server at once: the signal must find the handler installed.
+  const dir = tempDir();
+  try {
+    const exits = await Promise.all(
+      Array.from({ length: 6 }, () =>
+        new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+          const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--cwd', dir], { stdio: ['ignore', 'pipe', 'pipe'] });
+          child.stdout.on('data', () => child.kill('SIGTERM'));
+          child.on('exit', (code, signal) => resolve({ code, signal }));
+        }),
+      ),
+    );
+    assert.deepEqual(exits, exits.map(() => ({ code: 0, signal: null })));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
