@@ -15,6 +15,7 @@ import {
 } from './content.ts';
 import { focusTerminal, openBaseline, openProduct, probe, type ElementLike, type System } from './pages.ts';
 import type { MemoryFigures } from './proc.ts';
+import type { ProbeFunctions } from './probe.ts';
 import type { RpcChild } from './rpc.ts';
 
 export interface BenchContext {
@@ -229,45 +230,22 @@ interface EchoShown {
  */
 async function waitForEcho(context: BenchContext, session: Session, ch: string, traced: number): Promise<EchoShown> {
   const deadline = Date.now() + 2000;
-  let echoSequence: number | undefined;
-  let echoReadAt: number | undefined;
-  for (;;) {
-    const state = await session.page.evaluate(
-      ({ c, sequence }) => {
-        type Shown = { t: number; paint: number };
-        const b = (window as unknown as { __bench: { keys: { key: string; t: number }[]; echoes: ({ ch: string } & Shown)[]; caughtUp: ({ sequence: number } & Shown)[]; acks: { sequence: number; t: number }[]; sent: Record<string, number>; arrived: Record<string, number> } }).__bench;
-        const key = b.keys.filter((k) => k.key === c).at(-1);
-        if (!key) return null;
-        const echo = b.echoes.at(-1);
-        const glyph = echo && echo.ch === c && echo.t >= key.t && echo.paint > 0 ? echo : undefined;
-        const newer = (s: { sequence: number; t: number }) => sequence !== null && s.t >= key.t && s.sequence >= sequence;
-        const screen = b.caughtUp.find((s) => newer(s) && s.paint > 0);
-        const ack = b.acks.find(newer);
-        // The first of: the glyph parsed, a catch-up at least as new parsed, an ack at least as new.
-        const firsts: (Shown & { glyph: boolean })[] = [];
-        if (glyph) firsts.push({ t: glyph.t, paint: glyph.paint, glyph: true });
-        if (screen) firsts.push({ t: screen.t, paint: screen.paint, glyph: false });
-        if (ack) firsts.push({ t: ack.t, paint: ack.t, glyph: false });
-        if (firsts.length === 0) return null;
-        const first = firsts.reduce((a, x) => (x.t < a.t ? x : a));
-        return { latency: first.t - key.t, paint: first.paint - key.t, glyph: first.glyph, sent: (b.sent[c] ?? NaN) - key.t, arrived: (b.arrived[c] ?? NaN) - key.t, keyWall: performance.timeOrigin + key.t };
-      },
-      { c: ch, sequence: echoSequence ?? null },
-    );
-    if (state) {
-      const { keyWall, ...shown } = state;
-      return { ...shown, traced, ...(echoReadAt !== undefined ? { read: echoReadAt - keyWall } : {}) };
-    }
-    if (Date.now() > deadline) throw new Error(`no echo of ${ch}`);
-    if (session.system === 'product' && echoSequence === undefined) {
-      const entries = await context.product.call<{ ch: string; sequence: number; t: number }[]>('echoTrace', { owner: session.id, from: traced });
-      traced += entries.length;
-      const entry = entries.find((e) => e.ch.includes(ch));
-      echoSequence = entry?.sequence;
-      echoReadAt = entry?.t;
-    }
-    await sleep(5);
+  // The product: the server's output event that carried the echo (its sequence decides which catch-up is at
+  // least as new), reported by the server as it reads it. Then one wait inside the page. Neither polls.
+  let read: { sequence: number; t: number } | undefined;
+  if (session.system === 'product') {
+    const found = await context.product.call<{ entry: { sequence: number; t: number } | null; traced: number }>('waitEcho', { owner: session.id, ch, from: traced, timeoutMs: 2000 });
+    if (!found.entry) throw new Error(`no echo of ${ch}: the server never read it`);
+    read = found.entry;
+    traced = found.traced;
   }
+  const state = await session.page.evaluate(
+    ({ c, sequence, timeoutMs }) => (window as unknown as { __bench: ProbeFunctions }).__bench.whenShown(c, sequence, timeoutMs),
+    { c: ch, sequence: read?.sequence ?? null, timeoutMs: Math.max(0, deadline - Date.now()) },
+  );
+  if (!state) throw new Error(`no echo of ${ch}`);
+  const { keyWall, ...shown } = state;
+  return { ...shown, traced, ...(read !== undefined ? { read: read.t - keyWall } : {}) };
 }
 
 // ------------------------------------------------------------------------------------------ 3. tool round trips

@@ -41,6 +41,30 @@ export interface ProbeState {
   terms: number;
 }
 
+/** How a typed key's echo was first shown (see `whenShown`); times are relative to the keydown. */
+export interface ShownInPage {
+  latency: number;
+  paint: number;
+  glyph: boolean;
+  sent: number;
+  arrived: number;
+  /** The keydown on the wall clock (performance.timeOrigin based), to set against the server's clock. */
+  keyWall: number;
+}
+
+/** The probe's functions, next to its state on `window.__bench`. */
+export interface ProbeFunctions {
+  attach(term: ProbedTerminal): void;
+  /**
+   * Resolves once the echo of `key` is shown: its glyph parsed, or a catch-up (or an ack) at least as new as
+   * `sequence` (the server's output event that carried the echo; null: the glyph only), each with its next
+   * frame drawn; null after `timeoutMs`. Waits in the page, woken by what the probe records, so the harness
+   * asks once per key instead of polling the page (a poll every few milliseconds cost the measured page's
+   * main thread, and the machine's 2 cores, work of its own).
+   */
+  whenShown(key: string, sequence: number | null, timeoutMs: number): Promise<ShownInPage | null>;
+}
+
 interface ProbedTerminal {
   write(data: string | Uint8Array, callback?: () => void): void;
   buffer: { active: { baseY: number; cursorY: number; cursorX: number; getLine(y: number): { translateToString(trim?: boolean): string } | undefined } };
@@ -50,7 +74,7 @@ interface ProbedTerminal {
 }
 
 interface ProbeWindow {
-  __bench: ProbeState & { attach(term: ProbedTerminal): void };
+  __bench: ProbeState & ProbeFunctions;
 }
 
 /** Runs in the page before its scripts (page.addInitScript). */
@@ -98,6 +122,7 @@ export function installProbe(): void {
           // Only the frame's own key can match: inside the replay string every quote is escaped.
           const sequence = /"sequence":(\d+)/.exec(event.data);
           state.snapshotSequence = sequence ? Number(sequence[1]) : null;
+          return; // a snapshot has no `data`: the echo's arrival is an output frame's
         }
         const expected = state.expect;
         if (expected !== null && state.arrived[expected] === undefined && carries(payload(event.data, 'data'), expected)) state.arrived[expected] = t;
@@ -108,6 +133,7 @@ export function installProbe(): void {
         const sequence = (JSON.parse(data) as { sequence: number }).sequence;
         state.acks.push({ sequence, t: performance.now() });
         if (state.acks.length > 5000) state.acks.splice(0, 2500);
+        wake();
       }
       const expected = state.expect;
       if (expected !== null && typeof data === 'string' && payload(data, 'input').includes(expected)) {
@@ -117,8 +143,50 @@ export function installProbe(): void {
       super.send(data);
     }
   };
-  const nextPaint = (set: (t: number) => void) => requestAnimationFrame(() => set(performance.now()));
+  const waiters = new Set<() => void>();
+  // Called after every record a waiting `whenShown` may be looking for (a paint, an ack).
+  function wake(): void {
+    for (const waiter of [...waiters]) waiter();
+  }
+  const nextPaint = (set: (t: number) => void) =>
+    requestAnimationFrame(() => {
+      set(performance.now());
+      wake();
+    });
+  /** The first of: the glyph parsed, a catch-up at least as new parsed, an ack at least as new. */
+  const shown = (c: string, sequence: number | null): ShownInPage | null => {
+    const key = state.keys.filter((k) => k.key === c).at(-1);
+    if (!key) return null;
+    const echo = state.echoes.at(-1);
+    const glyph = echo && echo.ch === c && echo.t >= key.t && echo.paint > 0 ? echo : undefined;
+    const newer = (s: { sequence: number; t: number }) => sequence !== null && s.t >= key.t && s.sequence >= sequence;
+    const screen = state.caughtUp.find((s) => newer(s) && s.paint > 0);
+    const ack = state.acks.find(newer);
+    const firsts: { t: number; paint: number; glyph: boolean }[] = [];
+    if (glyph) firsts.push({ t: glyph.t, paint: glyph.paint, glyph: true });
+    if (screen) firsts.push({ t: screen.t, paint: screen.paint, glyph: false });
+    if (ack) firsts.push({ t: ack.t, paint: ack.t, glyph: false });
+    if (firsts.length === 0) return null;
+    const first = firsts.reduce((a, x) => (x.t < a.t ? x : a));
+    return { latency: first.t - key.t, paint: first.paint - key.t, glyph: first.glyph, sent: (state.sent[c] ?? NaN) - key.t, arrived: (state.arrived[c] ?? NaN) - key.t, keyWall: performance.timeOrigin + key.t };
+  };
   w.__bench = Object.assign(state, {
+    whenShown(c: string, sequence: number | null, timeoutMs: number): Promise<ShownInPage | null> {
+      return new Promise<ShownInPage | null>((resolve) => {
+        const settle = (result: ShownInPage | null) => {
+          clearTimeout(timer);
+          waiters.delete(check);
+          resolve(result);
+        };
+        const check = () => {
+          const result = shown(c, sequence);
+          if (result) settle(result);
+        };
+        const timer = setTimeout(() => settle(null), timeoutMs);
+        waiters.add(check);
+        check();
+      });
+    },
     attach(term: ProbedTerminal) {
       const proto = Object.getPrototypeOf(term) as ProbedTerminal;
       if (hooked.has(proto)) return;

@@ -45,7 +45,15 @@ async function timed<T>(work: () => Promise<T>): Promise<{ ms: number; value: T 
 const running = new Map<string, Promise<unknown>>();
 /** Letters for echo timing (no `m`: the flood's SGR sequences end with it). */
 const ECHO_LETTERS = 'abcdefghijklnopqrstuvwxyz';
-const traces = new Map<string, { ch: string; t: number }[]>();
+interface EchoTraceEntry {
+  ch: string;
+  t: number;
+  sequence: number;
+}
+const traces = new Map<string, EchoTraceEntry[]>();
+const echoWaiters = new Set<() => void>();
+/** A letter other than `m` (the only letter in SGR sequences, and never typed by the echo measures). */
+const MAYBE_LETTER = /[a-ln-z]/;
 
 function send(owner: string, text: string) {
   return runSend(hub, owner, { text });
@@ -177,7 +185,7 @@ serveRpc(
         const started = performance.now();
         const ms = await new Promise<number | null>((resolve) => {
           const listener = (event: { data: string }) => {
-            if (!event.data.replace(/\x1b\[[0-9;]*m/g, '').includes(ch)) return;
+            if (!event.data.includes(ch) || !event.data.replace(/\x1b\[[0-9;]*m/g, '').includes(ch)) return;
             done(performance.now() - started);
           };
           const done = (value: number | null) => {
@@ -196,16 +204,44 @@ serveRpc(
     },
     /** Record when the owner's output events carry letters (typed-key echoes in a digits-only flood). */
     traceEchoes({ owner }: { owner: string }) {
-      const trace: { ch: string; t: number; sequence: number }[] = [];
+      const trace: EchoTraceEntry[] = [];
       hub.acquire(owner).on('output', (event: { data: string; sequence: number }) => {
+        // Most chunks of a flood carry digits and SGR only: one quick test before the full scan (this runs on
+        // every chunk the server reads, in the process being measured).
+        if (!MAYBE_LETTER.test(event.data)) return;
         const letters = event.data.replace(/\x1b\[[0-9;]*m/g, '').match(/[a-z]/g);
-        if (letters) trace.push({ ch: letters.join(''), t: wallNow(), sequence: event.sequence });
+        if (!letters) return;
+        trace.push({ ch: letters.join(''), t: wallNow(), sequence: event.sequence });
+        for (const waiter of [...echoWaiters]) waiter();
       });
       traces.set(owner, trace);
       return {};
     },
     echoTrace({ owner, from = 0 }: { owner: string; from?: number }) {
       return (traces.get(owner) ?? []).slice(from);
+    },
+    /** The first trace entry from `from` on that carries `ch`, as soon as the server reads it (no polling:
+     *  the harness asks once per key), or null after `timeoutMs`. `traced` is the index after it. */
+    waitEcho({ owner, ch, from, timeoutMs }: { owner: string; ch: string; from: number; timeoutMs: number }) {
+      const trace = traces.get(owner) ?? [];
+      const find = () => {
+        for (let i = from; i < trace.length; i++) if (trace[i]!.ch.includes(ch)) return { entry: trace[i]!, traced: i + 1 };
+        return undefined;
+      };
+      return new Promise<{ entry: EchoTraceEntry | null; traced: number }>((resolve) => {
+        const settle = (found: { entry: EchoTraceEntry | null; traced: number }) => {
+          clearTimeout(timer);
+          echoWaiters.delete(check);
+          resolve(found);
+        };
+        const check = () => {
+          const found = find();
+          if (found) settle(found);
+        };
+        const timer = setTimeout(() => settle({ entry: null, traced: trace.length }), timeoutMs);
+        echoWaiters.add(check);
+        check();
+      });
     },
     transportStats() {
       return transport.stats();
