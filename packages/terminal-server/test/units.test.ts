@@ -134,10 +134,40 @@ describe('archived rows', () => {
     for (let y = 0; y < buffer.length; y++) {
       const line = buffer.getLine(y)!;
       const fast = archiveRow(line, cell);
-      assert.deepEqual(fast, archiveRowByCells(line, cell), `row ${y}`);
+      const reference = archiveRowByCells(line, cell);
+      const shape = (row: typeof fast) => ({ text: row.text, ansi: row.ansi, wrapped: row.wrapped, cells: row.cells, ansiLength: row.ansiLength, textLength: row.textLength });
+      assert.deepEqual(shape(fast), shape(reference), `row ${y}`);
+      assert.equal(fast.ansiLength, fast.ansi?.length ?? 0, `row ${y}: the length known without building the styled form`);
       if (fast.ansi) styled++;
     }
     assert.ok(styled > 300, 'the rows carried attributes');
+    term.dispose();
+  });
+
+  it('rows with more styles than the style table holds are archived in their styled form, unchanged', async () => {
+    const { Terminal } = (await import('@xterm/headless')).default;
+    const { archiveRow, archiveRowByCells } = await import('../src/screen/row-ansi.ts');
+    const term = new Terminal({ cols: 100, rows: 10, scrollback: 1000, allowProposedApi: true });
+    // 24-bit colour per cell: 6,000 distinct styles, more than the table's 4,096.
+    let text = '';
+    for (let row = 0; row < 60; row++) {
+      for (let i = 0; i < 100; i++) {
+        const n = row * 100 + i;
+        text += `\x1b[38;2;${n & 255};${(n >> 8) & 255};7mx`;
+      }
+      text += '\x1b[0m\r\n';
+    }
+    await new Promise<void>((resolve) => term.write(text, resolve));
+    const buffer = term.buffer.normal;
+    const cell = buffer.getNullCell();
+    for (let y = 0; y < 60; y++) {
+      const line = buffer.getLine(y)!;
+      const fast = archiveRow(line, cell);
+      const reference = archiveRowByCells(line, cell);
+      assert.equal(fast.ansi, reference.ansi, `row ${y}`);
+      assert.equal(fast.text, 'x'.repeat(100));
+      assert.equal(fast.ansiLength, reference.ansi!.length);
+    }
     term.dispose();
   });
 });

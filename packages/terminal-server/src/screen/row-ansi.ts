@@ -1,18 +1,72 @@
 /**
  * One buffer row as text with SGR attributes, for history that has left the emulator's own scrollback.
  * Colours and styles survive; cursor state, modes and charsets do not matter for finished history rows.
+ *
+ * Rows are archived as fast as a flood scrolls them out (and most are evicted again soon after), so the
+ * archived form is cheap to make: the row's characters in one string plus its style runs as a short string
+ * of (start, style id) pairs into a process-wide table of SGR openings. The styled text is built only
+ * when a snapshot sends the row. Archiving this way took less than half the time of building the SGR text
+ * at once (bench/diag figures in the bench report, 2b), and holds a row in fewer bytes.
  */
 import type { IBufferCell, IBufferLine } from '@xterm/headless';
 
-export interface ArchivedRow {
-  /** Plain text, trailing blanks removed. */
-  text: string;
-  /** Text with SGR sequences, or null when the row has only default attributes (then `text` is it). */
-  ansi: string | null;
+const RESET = '\x1b[0m';
+
+/** An archived row. `text` and `ansi` are derived on demand from what is kept. */
+export class ArchivedRow {
+  /** The characters of every cell up to the last one that shows anything (blank cells as spaces). */
+  readonly chars: string;
+  /** How much of `chars` is the plain text (trailing blank cells left out). */
+  readonly textLength: number;
+  /** Style runs, two UTF-16 units each: the run's start in `chars` and its id in the style table. */
+  private readonly runs: string;
+  /** The styled form itself, for a row whose styles the table could not take (or the cell-API path). */
+  private readonly styledForm: string | null;
+  /** Length of `ansi` (0 when null), known without building it: snapshots budget by it. */
+  readonly ansiLength: number;
   /** This row continues the previous one (soft wrap). */
-  wrapped: boolean;
+  readonly wrapped: boolean;
   /** Cells up to the last visible one (for re-wrapping). */
-  cells: number;
+  readonly cells: number;
+
+  constructor(parts: { chars: string; textLength: number; runs: string; styledForm: string | null; ansiLength: number; wrapped: boolean; cells: number }) {
+    this.chars = parts.chars;
+    this.textLength = parts.textLength;
+    this.runs = parts.runs;
+    this.styledForm = parts.styledForm;
+    this.ansiLength = parts.ansiLength;
+    this.wrapped = parts.wrapped;
+    this.cells = parts.cells;
+  }
+
+  /** Plain text, trailing blanks removed. */
+  get text(): string {
+    return this.textLength === this.chars.length ? this.chars : this.chars.slice(0, this.textLength);
+  }
+
+  /** Text with SGR sequences, or null when the row has only default attributes (then `text` is it). */
+  get ansi(): string | null {
+    if (this.styledForm !== null) return this.styledForm;
+    const runs = this.runs;
+    if (runs === '') return null;
+    const parts: string[] = [];
+    const first = runs.charCodeAt(0);
+    if (first > 0) parts.push(this.chars.slice(0, first));
+    for (let r = 0; r < runs.length; r += 2) {
+      const at = runs.charCodeAt(r);
+      parts.push(openings[runs.charCodeAt(r + 1)]!);
+      const to = r + 2 < runs.length ? runs.charCodeAt(r + 2) : this.chars.length;
+      if (to > at) parts.push(this.chars.slice(at, to));
+    }
+    if (runs.charCodeAt(runs.length - 1) !== DEFAULT_STYLE) parts.push(RESET);
+    // join gives a flat string.
+    return parts.join('');
+  }
+
+  /** A row whose styled form is already built. */
+  static styled(text: string, ansi: string | null, wrapped: boolean, cells: number): ArchivedRow {
+    return new ArchivedRow({ chars: text, textLength: text.length, runs: '', styledForm: ansi, ansiLength: ansi?.length ?? 0, wrapped, cells });
+  }
 }
 
 function colour(mode: 'fg' | 'bg', cell: IBufferCell): string {
@@ -109,7 +163,44 @@ function sgrOfWords(fg: number, bg: number): string {
   return sgr + colourOfWord('fg', fg) + colourOfWord('bg', bg);
 }
 
-function archiveEmulatorRow(line: IBufferLine, row: EmulatorRow): ArchivedRow {
+/**
+ * The style table, shared by every screen in the process: the SGR opening of each distinct style, by id.
+ * Id 0 is the default attributes (its opening is the reset). Ids are given per distinct opening, so two
+ * attribute words that render alike make one run, as in the cell-API form. Bounded: a stream with more
+ * styles than this (24-bit colour per cell) has its further rows archived in their styled form.
+ */
+const DEFAULT_STYLE = 0;
+const MAX_STYLES = 4096;
+const openings: string[] = [RESET];
+const styleIdByOpening = new Map<string, number>([['', DEFAULT_STYLE]]);
+/** Ids by attribute words: background word, then foreground word. */
+const styleIdByWords = new Map<number, Map<number, number>>();
+const NO_STYLE = -1;
+
+function styleIdOf(fg: number, bg: number): number {
+  let byFg = styleIdByWords.get(bg);
+  const known = byFg?.get(fg);
+  if (known !== undefined) return known;
+  const sgr = sgrOfWords(fg, bg);
+  let id = styleIdByOpening.get(sgr);
+  if (id === undefined) {
+    if (openings.length >= MAX_STYLES) return NO_STYLE;
+    id = openings.length;
+    openings.push(`\x1b[0${sgr}m`);
+    styleIdByOpening.set(sgr, id);
+  }
+  if (!byFg) styleIdByWords.set(bg, (byFg = new Map()));
+  byFg.set(fg, id);
+  return id;
+}
+
+/** Scratch space reused from row to row: one-byte characters, and the general case. */
+let latin1 = Buffer.allocUnsafe(512);
+const codes: number[] = [];
+const runCodes: number[] = [];
+
+/** Returns undefined when the row cannot be kept as runs (the style table is full, or it is too long). */
+function archiveEmulatorRow(line: IBufferLine, row: EmulatorRow): ArchivedRow | undefined {
   const data = row._data;
   // The text ends after the last cell with content (what translateToString(true) keeps); the styled form
   // after the last cell that shows anything (a glyph or a background colour).
@@ -121,29 +212,43 @@ function archiveEmulatorRow(line: IBufferLine, row: EmulatorRow): ArchivedRow {
     if ((data[i + 2]! & CM_MASK) === 0 && (data[i + 1]! & FG_INVERSE) === 0 && data[i]! >>> WIDTH_SHIFT !== 0) end--;
     else break;
   }
-  // One flat string of every cell's characters; the text and the runs between SGR changes are slices of
-  // it (no rope of one node per cell, no native buffer per row).
-  const codes: number[] = [];
-  const runs: { at: number; sgr: string }[] = [];
+  if (latin1.length < end) latin1 = Buffer.allocUnsafe(Math.max(end, latin1.length * 2));
+  codes.length = 0;
+  runCodes.length = 0;
+  // Characters go to `latin1` while they fit one byte (most rows), then to `codes`.
+  let length = 0;
+  let wide = false;
   let textLength = 0;
-  let current = '';
+  let ansiLength = 0;
+  let current = DEFAULT_STYLE;
   let lastFg = 0;
   let lastBg = 0;
   for (let x = 0; x < end; x++) {
     const i = x * 3;
     const content = data[i]!;
-    if (x === trimmed) textLength = codes.length;
+    if (x === trimmed) textLength = length;
     if (content >>> WIDTH_SHIFT === 0) continue; // second half of a wide character
     const fg = data[i + 1]!;
     const bg = data[i + 2]!;
     if (fg !== lastFg || bg !== lastBg) {
       lastFg = fg;
       lastBg = bg;
-      const sgr = sgrOfWords(fg, bg);
-      if (sgr !== current) {
-        runs.push({ at: codes.length, sgr });
-        current = sgr;
+      const id = fg === 0 && bg === 0 ? DEFAULT_STYLE : styleIdOf(fg, bg);
+      if (id === NO_STYLE || length > 0xffff) return undefined;
+      if (id !== current) {
+        runCodes.push(length, id);
+        ansiLength += openings[id]!.length;
+        current = id;
       }
+    }
+    if (!wide) {
+      const cp = content & (CODEPOINT_MASK | IS_COMBINED);
+      if (cp < 256) {
+        latin1[length++] = cp === 0 ? 32 : cp;
+        continue;
+      }
+      wide = true;
+      for (let k = 0; k < length; k++) codes.push(latin1[k]!);
     }
     if (content & IS_COMBINED) {
       const combined = row._combined[x] ?? ' ';
@@ -154,27 +259,26 @@ function archiveEmulatorRow(line: IBufferLine, row: EmulatorRow): ArchivedRow {
       else if (cp > 0xffff) codes.push(0xd800 + ((cp - 0x10000) >> 10), 0xdc00 + ((cp - 0x10000) & 0x3ff));
       else codes.push(cp);
     }
+    length = codes.length;
   }
-  if (trimmed >= end) textLength = codes.length;
-  let all = '';
-  for (let k = 0; k < codes.length; k += 4096) all += String.fromCharCode(...codes.slice(k, k + 4096));
-  const text = textLength === all.length ? all : all.slice(0, textLength);
-  if (runs.length === 0) return { text, ansi: null, wrapped: line.isWrapped, cells: end };
-  const parts: string[] = [];
-  if (runs[0]!.at > 0) parts.push(all.slice(0, runs[0]!.at));
-  for (let r = 0; r < runs.length; r++) {
-    parts.push(`\x1b[0${runs[r]!.sgr}m`);
-    const to = r + 1 < runs.length ? runs[r + 1]!.at : all.length;
-    if (to > runs[r]!.at) parts.push(all.slice(runs[r]!.at, to));
-  }
-  if (current !== '') parts.push('\x1b[0m');
-  // join gives a flat string; the text is a flat string or a slice of one.
-  return { text, ansi: parts.join(''), wrapped: line.isWrapped, cells: end };
+  if (trimmed >= end) textLength = length;
+  const chars = wide ? stringOfCodes(codes) : latin1.toString('latin1', 0, length);
+  if (runCodes.length === 0) return new ArchivedRow({ chars, textLength, runs: '', styledForm: null, ansiLength: 0, wrapped: line.isWrapped, cells: end });
+  if (current !== DEFAULT_STYLE) ansiLength += RESET.length;
+  return new ArchivedRow({ chars, textLength, runs: stringOfCodes(runCodes), styledForm: null, ansiLength: ansiLength + length, wrapped: line.isWrapped, cells: end });
+}
+
+/** One flat string of UTF-16 code units (one-byte when they all fit). */
+function stringOfCodes(units: number[]): string {
+  if (units.length <= 8192) return String.fromCharCode.apply(null, units);
+  let out = '';
+  for (let k = 0; k < units.length; k += 8192) out += String.fromCharCode.apply(null, units.slice(k, k + 8192));
+  return flat(out);
 }
 
 export function archiveRow(line: IBufferLine, cell: IBufferCell): ArchivedRow {
   const row = emulatorRow(line);
-  return row ? archiveEmulatorRow(line, row) : archiveRowByCells(line, cell);
+  return (row && archiveEmulatorRow(line, row)) || archiveRowByCells(line, cell);
 }
 
 /** The same through the public cell API (the reference the fast path is tested against). */
@@ -205,9 +309,8 @@ export function archiveRowByCells(line: IBufferLine, cell: IBufferCell): Archive
     }
     run += c.getChars() || ' ';
   }
-  if (plain) return { text, ansi: null, wrapped: line.isWrapped, cells: end };
+  if (plain) return ArchivedRow.styled(text, null, line.isWrapped, end);
   if (run) parts.push(run);
   if (current !== '') parts.push('\x1b[0m');
-  const ansi = parts.join('');
-  return { text, ansi, wrapped: line.isWrapped, cells: end };
+  return ArchivedRow.styled(text, parts.join(''), line.isWrapped, end);
 }

@@ -496,8 +496,9 @@ export class Screen {
   }
 }
 
+/** What a row counts against scrollbackMaxBytes: its styled and its plain text (as when both were kept). */
 function rowBytes(row: ArchivedRow): number {
-  return (row.ansi ?? row.text).length + (row.ansi ? row.text.length : 0) + 16;
+  return row.ansiLength + row.textLength + 16;
 }
 
 function countNewlines(text: string, start: number, end: number, stopAt: number): number {
