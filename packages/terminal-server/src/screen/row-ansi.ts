@@ -6,7 +6,7 @@
  * archived form is cheap to make: the row's characters in one string plus its style runs as a short string
  * of (start, style id) pairs into a process-wide table of SGR openings. The styled text is built only
  * when a snapshot sends the row. Archiving this way took less than half the time of building the SGR text
- * at once (bench/diag figures in the bench report, 2b), and holds a row in fewer bytes.
+ * at once (3.5 → 1.4 µs a flood row; bench/REPORT.md, 2b), and holds a row in fewer bytes.
  */
 import type { IBufferCell, IBufferLine } from '@xterm/headless';
 

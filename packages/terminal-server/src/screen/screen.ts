@@ -3,11 +3,13 @@
  * answerer of terminal queries (cursor position, device attributes...): its replies go straight to the
  * PTY, so a program that asks gets exactly one answer, whatever browsers are attached.
  *
- * Memory: the emulator stores 12 bytes per cell, about 1.9 MB per 1,000 rows at 160 columns. While output
- * flows its own history grows at most a step past LIVE_SCROLLBACK rows before `compact` moves the older
- * rows into an archive of text plus SGR (a few dozen bytes per row, against 12 bytes per cell). Reads,
- * captures and snapshots see one continuous history of up to `scrollbackLines` rows. Rows the emulator
- * drops are counted through a marker, so output is parsed in slices that cannot scroll past it.
+ * Memory: the emulator stores 12 bytes per cell, about 1.9 MB per 1,000 rows at 160 columns. Its own history
+ * is capped at LIVE_SCROLLBACK rows plus one slice of output; every row older than the newest
+ * LIVE_SCROLLBACK is copied into an archive of characters plus style runs (row-ansi.ts; a few bytes per
+ * cell, against 12) after each slice, before the emulator can drop it. Once output is quiet, `compact`
+ * trims the emulator to LIVE_SCROLLBACK rows. Reads, captures and snapshots see one continuous history of
+ * up to `scrollbackLines` rows. Rows the emulator drops are counted through a marker, so output is parsed
+ * in slices that cannot scroll past it.
  *
  * The screen is not re-entrant with its own writes: the generation runs every screen operation on one
  * serial chain, so a snapshot or a capture always sees a whole number of ingested chunks.
@@ -99,6 +101,8 @@ export class Screen {
   private readonly options: ScreenOptions;
   private readonly liveScrollback: number;
   private readonly sliceRows: number;
+  /** The emulator's own history cap: LIVE_SCROLLBACK plus one slice (see archiveAhead). */
+  private readonly emulatorScrollback: number;
   private readonly cell: IBufferCell;
   private cached: { sequence: number; snapshot: ScreenSnapshot } | undefined;
   /** Rows the emulator has dropped from the top of its normal buffer, ever. */
@@ -118,10 +122,11 @@ export class Screen {
     this.cols = options.cols;
     this.liveScrollback = Math.min(options.scrollbackLines, LIVE_SCROLLBACK);
     this.sliceRows = Math.max(2, Math.min(SLICE_MAX_ROWS, Math.floor((options.scrollbackLines + options.rows) / 2)));
+    this.emulatorScrollback = Math.min(options.scrollbackLines, this.liveScrollback + this.sliceRows);
     this.terminal = new Terminal({
       rows: options.rows,
       cols: options.cols,
-      scrollback: options.scrollbackLines,
+      scrollback: this.emulatorScrollback,
       allowProposedApi: true,
       convertEol: false,
     });
@@ -211,25 +216,49 @@ export class Screen {
         this.resetArchiveAt(this.trimmed);
       } else this.trimmed = this.anchor.row - this.anchor.marker.line;
     }
-    // Rows the emulator dropped on its own are gone (it only drops them once its history is full).
-    if (this.trimmed > trimmedBefore) this.evicted = true;
+    // Rows the emulator dropped on its own are kept when they were archived ahead of the drop; otherwise
+    // (a cleared archive, or a history cap smaller than the emulator's) they are gone.
+    if (this.trimmed > trimmedBefore) {
+      const kept = this.archiveLength > 0 && this.archiveStart <= trimmedBefore && this.archiveStart + this.archiveLength >= this.trimmed;
+      if (!kept) this.evicted = true;
+    }
     if (this.archiveStart === Number.MAX_SAFE_INTEGER || this.archiveLength === 0) this.archiveStart = this.trimmed;
     if (this.terminal.buffer.active.type === 'normal') {
       this.anchor?.marker.dispose();
       const marker = this.terminal.registerMarker(0);
       this.anchor = marker ? { marker, row: this.trimmed + marker.line } : undefined;
     }
-    // The emulator only drops rows once its own history is full, and by then every archived row has been
-    // evicted (the whole history never exceeds scrollbackLines). A gap means rows were lost.
+    // A gap between the archive and the emulator means rows were lost (a slice scrolled further than its
+    // bound, e.g. scroll sequences).
     if (this.archiveLength > 0 && this.archiveStart + this.archiveLength < this.trimmed) this.resetArchiveAt(this.trimmed);
+    this.archiveAhead();
     this.evictHistory();
   }
 
   /**
-   * Move all but LIVE_SCROLLBACK history rows out of the emulator into the archive, then let the emulator
-   * drop them. Called when output has been quiet for a while, so floods pay nothing for it and an idle
-   * terminal holds its history in a few bytes per row instead of 12 bytes per cell. Archives at most
-   * `maxRows` rows per call and returns true while more remain.
+   * Archive every history row but the newest LIVE_SCROLLBACK, while the emulator still holds them. The
+   * emulator's own history is capped at LIVE_SCROLLBACK plus one slice (`emulatorScrollback`), so the next
+   * slice can only push out rows archived here; and once that history is full the emulator recycles the
+   * rows it drops instead of allocating a new one per line (during a flood that allocation, and the garbage
+   * and allocator growth behind it, cost more than the archiving itself).
+   */
+  private archiveAhead(): void {
+    const normal = this.terminal.buffer.normal;
+    const target = this.trimmed + normal.baseY - this.liveScrollback;
+    let row = this.archiveLength > 0 ? this.archiveStart + this.archiveLength : this.trimmed;
+    if (this.archiveLength === 0) this.archiveStart = row;
+    for (; row < target; row++) {
+      const line = normal.getLine(row - this.trimmed);
+      if (!line) break;
+      this.pushArchive(archiveRow(line, this.cell));
+    }
+  }
+
+  /**
+   * Move all but LIVE_SCROLLBACK history rows out of the emulator into the archive (normally archived
+   * already, see archiveAhead), then let the emulator drop them. Called when output has been quiet for a
+   * while, so an idle terminal holds its history in a few bytes per row instead of 12 bytes per cell.
+   * Archives at most `maxRows` rows per call and returns true while more remain.
    */
   compact(maxRows = Infinity): boolean {
     const normal = this.terminal.buffer.normal;
@@ -246,7 +275,7 @@ export class Screen {
     // More to archive: the caller continues in a later turn, so a long history never blocks the loop.
     if (to < this.trimmed + excess) return true;
     this.terminal.options.scrollback = this.liveScrollback;
-    this.terminal.options.scrollback = this.options.scrollbackLines;
+    this.terminal.options.scrollback = this.emulatorScrollback;
     this.trimmed = this.anchor.row - this.anchor.marker.line;
     this.evictHistory();
     this.cached = undefined;

@@ -15,7 +15,7 @@
  */
 import { EventEmitter } from 'node:events';
 import type { ForegroundInfo, ForegroundSignal, PtyExit, PtyHandle, PtyProvider } from '../pty/contract.ts';
-import { type Cursor, type CaptureHandle, LIVE_SCROLLBACK, Screen, type ScreenSnapshot } from '../screen/screen.ts';
+import { type Cursor, type CaptureHandle, Screen, type ScreenSnapshot } from '../screen/screen.ts';
 import { within } from '../time.ts';
 import { MarkerFilter, prepareShellLaunch } from '../shell/integration.ts';
 import type { TerminalConfig } from '../config.ts';
@@ -310,9 +310,6 @@ export class TerminalGeneration extends EventEmitter<GenerationEvents> {
         this.bootWaiter.resolve();
         this.bootWaiter = undefined;
       }
-      // While output flows, rows beyond a step past LIVE_SCROLLBACK are archived at once: the emulator
-      // never holds the whole history (12 bytes per cell; a process keeps its peak in RSS for good).
-      if (this.screen.emulatorHistory > LIVE_SCROLLBACK + COMPACT_STEP_ROWS) this.screen.compact(2 * COMPACT_STEP_ROWS);
       if (text.length > 0) {
         this.lastOutputAt = performance.now();
         this.scheduleCompaction();
