@@ -116,6 +116,8 @@ export interface EchoRun {
   reads?: number[];
   /** Product in a flood: catch-up snapshots the page took while the keys were typed, and over how long. */
   catchUps?: { count: number; seconds: number };
+  /** Product in a flood: the catch-up cycle's two parts, seen from the page (see catchUpCycle). */
+  cycle?: { page: { p50: number; p90: number }; server: { p50: number; p90: number } };
   missed: number;
 }
 
@@ -128,6 +130,7 @@ export async function echoRun(context: BenchContext, system: System, options: { 
   const arrivals: number[] = [];
   const reads: number[] = [];
   let catchUps: EchoRun['catchUps'];
+  let cycle: EchoRun['cycle'];
   let missed = 0;
   let glyphs = 0;
   let traced = 0;
@@ -149,6 +152,7 @@ export async function echoRun(context: BenchContext, system: System, options: { 
         .filter((v) => v.ownerId === session.id)
         .reduce((sum, v) => sum + v.catchUps, 0);
     const typingStarted = performance.now();
+    const pageTypingStarted = await session.page.evaluate(() => performance.now());
     const catchUpsBefore = system === 'product' && options.flood ? await catchUpsNow() : 0;
     for (let i = 0; i < options.keys; i++) {
       const ch = LETTERS[i % LETTERS.length]!;
@@ -172,7 +176,10 @@ export async function echoRun(context: BenchContext, system: System, options: { 
       }
       await sleep(10 + Math.random() * 20);
     }
-    if (system === 'product' && options.flood) catchUps = { count: (await catchUpsNow()) - catchUpsBefore, seconds: (performance.now() - typingStarted) / 1000 };
+    if (system === 'product' && options.flood) {
+      catchUps = { count: (await catchUpsNow()) - catchUpsBefore, seconds: (performance.now() - typingStarted) / 1000 };
+      cycle = await catchUpCycle(session.page, pageTypingStarted);
+    }
   } finally {
     try {
       process.kill(Number(readFileSync(pidFile, 'utf8').trim()), 'SIGTERM');
@@ -182,7 +189,36 @@ export async function echoRun(context: BenchContext, system: System, options: { 
     rmSync(pidFile, { force: true });
     await session.close();
   }
-  return { latencies, paints, sends, arrivals, missed, glyphs, ...(system === 'product' ? { reads } : {}), ...(catchUps ? { catchUps } : {}) };
+  return { latencies, paints, sends, arrivals, missed, glyphs, ...(system === 'product' ? { reads } : {}), ...(catchUps ? { catchUps } : {}), ...(cycle ? { cycle } : {}) };
+}
+
+/**
+ * The catch-up cycle seen from the page, from `since` (page clock): for each catch-up snapshot, its
+ * arrival to the page's next ack (the page's part: parse, the frame that draws it), and that ack to the
+ * next snapshot's arrival (the server's part and the two trips: the ack read, the screen serialized and
+ * sent). Medians and p90s in ms.
+ */
+async function catchUpCycle(page: Page, since: number): Promise<EchoRun['cycle']> {
+  return page.evaluate((from) => {
+    const b = (window as unknown as { __bench: { snapshots: { t: number }[]; acks: { t: number }[] } }).__bench;
+    const arrivals = b.snapshots.map((s) => s.t).filter((t) => t >= from);
+    const acks = b.acks.map((a) => a.t).filter((t) => t >= from);
+    const pageMs: number[] = [];
+    const serverMs: number[] = [];
+    let k = 0;
+    for (let i = 0; i < arrivals.length; i++) {
+      while (k < acks.length && acks[k]! < arrivals[i]!) k++;
+      if (k >= acks.length) break;
+      pageMs.push(acks[k]! - arrivals[i]!);
+      const next = arrivals[i + 1];
+      if (next !== undefined && next >= acks[k]!) serverMs.push(next - acks[k]!);
+    }
+    const pick = (values: number[], q: number) => {
+      const sorted = [...values].sort((a, c) => a - c);
+      return sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
+    };
+    return { page: { p50: pick(pageMs, 0.5), p90: pick(pageMs, 0.9) }, server: { p50: pick(serverMs, 0.5), p90: pick(serverMs, 0.9) } };
+  }, since);
 }
 
 /**
@@ -363,11 +399,17 @@ export async function memoryRun(
   await product.call('ensure', { owner: owners[0] });
   await product.call('fillHistory', { owner: owners[0], lines: HISTORY_LINES });
   const one = await product.call<MemoryStep>('memory', { owners: owners.slice(0, 1) });
-  // The second terminal: what one more idle terminal costs once the process has filled one.
-  await product.call('ensure', { owner: owners[1] });
-  await product.call('fillHistory', { owner: owners[1], lines: HISTORY_LINES });
-  const two = await product.call<MemoryStep>('memory', { owners: owners.slice(0, 2) });
-  for (const owner of owners.slice(2)) {
+  // The next terminals one at a time: what one more idle terminal costs. The process's one-time growth to
+  // its working size lands on the first or the second terminal filled (where the allocator and V8 happen to
+  // grow), so the report takes the median of the single steps of the 2nd, 3rd and 4th.
+  const steps: MemoryStep[] = [];
+  for (let k = 1; k < Math.min(4, owners.length); k++) {
+    await product.call('ensure', { owner: owners[k] });
+    await product.call('fillHistory', { owner: owners[k], lines: HISTORY_LINES });
+    steps.push(await product.call<MemoryStep>('memory', { owners: owners.slice(0, k + 1) }));
+  }
+  const [two, three, four] = steps;
+  for (const owner of owners.slice(steps.length + 1)) {
     await product.call('ensure', { owner });
     await product.call('fillHistory', { owner, lines: HISTORY_LINES });
   }
@@ -385,7 +427,7 @@ export async function memoryRun(
   }
   const baseAll = await baseline.call<MemoryStep>('memory', { terms: owners });
   log(`  baseline: ${count} terminals filled`);
-  return { product: { cold, idle, one, two, all, freed }, baseline: { idle: baseIdle, all: baseAll } };
+  return { product: { cold, idle, one, two, three, four, all, freed }, baseline: { idle: baseIdle, all: baseAll } };
 }
 
 // ------------------------------------------------------------------------------------------ 6. interrupt

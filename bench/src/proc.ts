@@ -1,5 +1,6 @@
 /** Small /proc readers shared by both servers (Linux only, like the engine's input-wait detection). */
 import { readFileSync } from 'node:fs';
+import { getHeapSpaceStatistics } from 'node:v8';
 
 /** VmRSS of a process in bytes, or 0 when it is gone. */
 export function rssOf(pid: number): number {
@@ -18,6 +19,8 @@ export interface MemoryFigures {
   heapTotal: number;
   external: number;
   arrayBuffers: number;
+  /** V8's young generation, bytes resident: it grows toward its cap over the process's first fills. */
+  newSpace?: number;
 }
 
 /** This process's memory after two full collections (run with --expose-gc). */
@@ -26,7 +29,8 @@ export function settledMemory(): MemoryFigures {
   gc?.();
   gc?.();
   const usage = process.memoryUsage();
-  return { rss: rssOf(process.pid) || usage.rss, heapUsed: usage.heapUsed, heapTotal: usage.heapTotal, external: usage.external, arrayBuffers: usage.arrayBuffers };
+  const newSpace = getHeapSpaceStatistics().find((space) => space.space_name === 'new_space')?.physical_space_size ?? 0;
+  return { rss: rssOf(process.pid) || usage.rss, heapUsed: usage.heapUsed, heapTotal: usage.heapTotal, external: usage.external, arrayBuffers: usage.arrayBuffers, newSpace };
 }
 
 export function wallNow(): number {
