@@ -173,6 +173,51 @@ describe('transport flow control', () => {
     view.terminate();
   });
 
+  test('a key typed into a flood: the screen with its echo goes out as soon as the server reads the echo, without waiting for the ack of the catch-up in flight', async () => {
+    const owner = h.hub.acquire('typed');
+    await owner.ensure();
+    const view = await h.connect('typed');
+    await view.waitFor(() => view.status !== undefined && view.settled, 'status and a parsed snapshot');
+    view.ackNow();
+    view.acksPaused = true;
+    const stats = () => h.transport.stats().views.find((v) => v.ownerId === 'typed')!;
+    // Digits only: a typed letter in the output is its echo.
+    const started = await runSend(h.hub, 'typed', { text: "(sleep 0.3; exec timeout 8 bash -c 'while :; do seq 1 20000; done') &" });
+    assert.equal(started.waitReason, 'prompt');
+    await view.waitFor(() => stats().skippedChars > 0, 'the view skipping the flood');
+    await view.waitFor(() => view.settled, 'everything received parsed');
+    const count = view.snapshots;
+    view.ackNow();
+    await view.waitFor(() => view.snapshots > count, 'a catch-up');
+    // That catch-up stays unacked: before this change nothing more came until its ack.
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    assert.equal(view.snapshots, count + 1, 'nothing follows a catch-up before its ack');
+    for (const key of ['q', 'w', 'z']) {
+      let echoSequence = Infinity;
+      const onOutput = (event: { sequence: number; data: string }) => {
+        if (echoSequence === Infinity && event.data.includes(key)) echoSequence = event.sequence;
+      };
+      owner.on('output', onOutput);
+      const before = view.snapshots;
+      view.type(key);
+      await view.waitFor(() => echoSequence !== Infinity, `the server reading the echo of ${key}`);
+      await view.waitFor(() => view.snapshots > before, `a screen after the echo of ${key}, unacked`);
+      owner.off('output', onOutput);
+      const latest = view.frames.filter((f): f is SnapshotFrame => f.type === 'snapshot').at(-1)!;
+      assert.ok(latest.sequence >= echoSequence, `the screen (sequence ${latest.sequence}) is at least as new as the echo (${echoSequence})`);
+      assert.equal(latest.historyLines, 0, 'a catch-up: the screen alone');
+    }
+    // Keys that echo nothing printable (Enter) send no extra screen.
+    const quiet = view.snapshots;
+    view.type('\r');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assert.equal(view.snapshots, quiet, 'no screen for a key without a printable echo');
+    view.acksPaused = false;
+    view.ackNow();
+    await runSend(h.hub, 'typed', { text: 'kill %1 2>/dev/null; true' });
+    view.terminate();
+  });
+
   test('a first snapshot carries the newest rows of history; the whole history follows after its ack, or after quiet for a view that does not ack', async () => {
     const owner = h.hub.acquire('backfill');
     await owner.ensure();

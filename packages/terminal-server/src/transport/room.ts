@@ -262,6 +262,8 @@ export class OwnerRoom implements ViewHost {
       return;
     }
     const open = await this.openLease(seat);
+    // Every view of this terminal shows the echo as soon as the server reads it, even mid-flood.
+    if (frame.type === 'begin' || frame.type === 'input') for (const view of this.views) view.expectEcho(frame.input);
     try {
       switch (frame.type) {
         case 'begin':

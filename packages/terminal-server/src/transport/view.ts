@@ -44,6 +44,8 @@ const MAX_EARLY_FRAMES = 32;
 export const HELD_MAX_CHARS = 65_536;
 /** Quiet time after which a view that caught up without its history gets the full snapshot. */
 export const SETTLE_MS = 250;
+/** How long a typed character's echo is looked for in a flood's output (see View.expectEcho). */
+const ECHO_WAIT_MS = 1000;
 /** History rows in a view's first snapshot. A page parses ~5 MB/s of coloured replay: a full 10,000-row
  *  history (~1.2 MB) is a quarter of a second before anything shows, the newest 500 rows ~10 ms. The rest
  *  follows in a full snapshot once the view has parsed the first one (the element swaps it in when parsed). */
@@ -120,6 +122,8 @@ export class View {
   private heldChars = 0;
   /** Held output was dropped: the next thing this view gets is a catch-up snapshot. */
   private skipping = false;
+  /** The last character a person typed, while its echo is awaited (see expectEcho). */
+  private awaitedEcho: { ch: string; until: number } | undefined;
   /** Size of the catch-up snapshot the view has not acked yet (0: none). Output waits for that ack. */
   private catchUpInFlight = 0;
   /** The view's history was cut short by a catch-up: a full snapshot follows once output is quiet. */
@@ -309,8 +313,41 @@ export class View {
     this.sendOutput(event);
   }
 
+  /**
+   * A person typed `input`: while this view takes catch-ups, the screen that carries the echo goes out as
+   * soon as the server reads it, without waiting for the catch-up in flight to be acked (a person typing into
+   * a flood sees each key one screen sooner; a stray match, such as the same character in the flood, costs
+   * one screen). Only the last printable character is looked for, for at most ECHO_WAIT_MS.
+   */
+  expectEcho(input: string): void {
+    const printable = [...input].filter((ch) => ch >= ' ' && ch !== '\x7f').at(-1);
+    this.awaitedEcho = printable === undefined ? undefined : { ch: printable, until: this.clock.now() + ECHO_WAIT_MS };
+  }
+
+  /** The awaited echo is in this output, which the view would not be shown until its next catch-up. */
+  private echoArrived(event: OutputEvent): boolean {
+    const awaited = this.awaitedEcho;
+    if (!awaited) return false;
+    if (this.clock.now() > awaited.until) {
+      this.awaitedEcho = undefined;
+      return false;
+    }
+    if (!event.data.includes(awaited.ch)) return false;
+    this.awaitedEcho = undefined;
+    return true;
+  }
+
   /** Whether a paced view may get this output now; if not it is held, or dropped once too much is held. */
   private admit(event: OutputEvent): boolean {
+    if ((this.skipping || this.catchUpInFlight > 0) && this.echoArrived(event)) {
+      // After the generation has queued this chunk for its screen (the output event comes first).
+      this.skipAhead();
+      this.skippedChars += event.data.length;
+      queueMicrotask(() => {
+        if (this.currentPhase === 'live') void this.refresh({ reason: 'catch-up' });
+      });
+      return false;
+    }
     if (this.skipping) {
       this.skippedChars += event.data.length;
       return false;
