@@ -15,7 +15,7 @@ import {
   type PtySpawnSpec,
 } from './contract.ts';
 import { within } from '../time.ts';
-import { descendantPids, inspectDarwinForeground, inspectLinuxForeground, readProcStat, sessionProcesses } from './procfs.ts';
+import { descendantPids, inspectDarwinForeground, inspectLinuxForeground, readProcStatSync, sessionProcesses } from './procfs.ts';
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 /** Reads of the foreground group before a signal gives up on groups that keep ending under it. */
@@ -111,7 +111,7 @@ class NodePtyHandle implements PtyHandle {
   private async foregroundGroup(): Promise<number | undefined> {
     if (this.exited) return undefined;
     if (process.platform === 'linux') {
-      const shell = await readProcStat(this.pid);
+      const shell = readProcStatSync(this.pid);
       return shell && shell.state !== 'Z' && shell.tpgid > 0 ? shell.tpgid : undefined;
     }
     return (await inspectDarwinForeground(this.pid))?.processGroupId;
