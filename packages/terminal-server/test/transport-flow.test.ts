@@ -31,6 +31,22 @@ describe('transport flow control', () => {
     await h.close();
   });
 
+  /** A controller view that stopped acking, skipping a background flood that loops `command` for 8 s. */
+  async function viewSkippingAFlood(ownerId: string, command: string) {
+    const owner = h.hub.acquire(ownerId);
+    await owner.ensure();
+    const view = await h.connect(ownerId);
+    await view.waitFor(() => view.status !== undefined && view.settled, 'status and a parsed snapshot');
+    view.ackNow();
+    view.acksPaused = true;
+    const stats = () => h.transport.stats().views.find((v) => v.ownerId === ownerId)!;
+    // It starts once the prompt is back (a send waits for quiet output before it calls the prompt back).
+    const started = await runSend(h.hub, ownerId, { text: `(sleep 0.3; exec timeout 8 bash -c 'while :; do ${command}; done') &` });
+    assert.equal(started.waitReason, 'prompt');
+    await view.waitFor(() => stats().skippedChars > 0, 'the view skipping the flood');
+    return { owner, view, stats };
+  }
+
   test('a view that never reads while 50 MB stream: bounded memory, the controller ends equal to the server, the slow view is resynced', async () => {
     const owner = h.hub.acquire('fifty');
     await owner.ensure();
@@ -117,17 +133,7 @@ describe('transport flow control', () => {
   });
 
   test('while a flood goes on, a view a catch-up behind gets one screen per ack and no output; once output slows, output follows again', async () => {
-    const owner = h.hub.acquire('screens');
-    await owner.ensure();
-    const view = await h.connect('screens');
-    await view.waitFor(() => view.status !== undefined && view.settled, 'status and a parsed snapshot');
-    view.ackNow();
-    view.acksPaused = true;
-    const stats = () => h.transport.stats().views.find((v) => v.ownerId === 'screens')!;
-    // It starts once the prompt is back (a send waits for quiet output before it calls the prompt back).
-    const started = await runSend(h.hub, 'screens', { text: "(sleep 0.3; exec timeout 8 bash -c 'while :; do seq -f \"screens flood line %g\" 1 5000; done') &" });
-    assert.equal(started.waitReason, 'prompt');
-    await view.waitFor(() => stats().skippedChars > 0, 'the view skipping the flood');
+    const { view, stats } = await viewSkippingAFlood('screens', 'seq -f \"screens flood line %g\" 1 5000');
 
     const framesAfter = (index: number) => view.frames.slice(index).filter((f) => f.type === 'snapshot' || f.type === 'output');
     // Ack like a page: once everything received is parsed.
@@ -174,17 +180,8 @@ describe('transport flow control', () => {
   });
 
   test('a key typed into a flood: the screen with its echo goes out as soon as the server reads the echo, without waiting for the ack of the catch-up in flight', async () => {
-    const owner = h.hub.acquire('typed');
-    await owner.ensure();
-    const view = await h.connect('typed');
-    await view.waitFor(() => view.status !== undefined && view.settled, 'status and a parsed snapshot');
-    view.ackNow();
-    view.acksPaused = true;
-    const stats = () => h.transport.stats().views.find((v) => v.ownerId === 'typed')!;
     // Digits only: a typed letter in the output is its echo.
-    const started = await runSend(h.hub, 'typed', { text: "(sleep 0.3; exec timeout 8 bash -c 'while :; do seq 1 20000; done') &" });
-    assert.equal(started.waitReason, 'prompt');
-    await view.waitFor(() => stats().skippedChars > 0, 'the view skipping the flood');
+    const { owner, view } = await viewSkippingAFlood('typed', 'seq 1 20000');
     await view.waitFor(() => view.settled, 'everything received parsed');
     const count = view.snapshots;
     view.ackNow();

@@ -11,7 +11,8 @@
  *   more than HELD_MAX_CHARS pile up (a flood faster than the page can parse), the view drops them and
  *   skips ahead: its next frame is a snapshot of the current screen alone (a catch-up). Output waits for the
  *   catch-up's ack; if more came meanwhile than the catch-up weighed, another catch-up follows instead (one
- *   screen per frame the page can draw), else the output does. Once output has been quiet for SETTLE_MS,
+ *   screen per frame the page can draw), else the output does; the output that carries a typed key's
+ *   echo brings a catch-up at once (see expectEcho). Once output has been quiet for SETTLE_MS,
  *   one full snapshot gives it back the whole history. So a slow page never
  *   slows the program (nothing here pauses the shell), and a keystroke's echo or an interrupt's prompt
  *   waits behind at most a window of output, never behind the whole flood. tmux and mosh do the same.
