@@ -60,11 +60,12 @@ export class RpcChild<TInfo> {
     });
   }
 
-  /** Start `file` (a .ts module, run with the `source` condition) and wait for its `ready`. */
-  static async start<TInfo>(file: URL, args: string[] = []): Promise<RpcChild<TInfo>> {
+  /** Start `file` (a .ts module, run with the `source` condition) and wait for its `ready`; `nodeFlags` go
+   *  to its Node (V8 flags for the memory measure). */
+  static async start<TInfo>(file: URL, args: string[] = [], nodeFlags: string[] = []): Promise<RpcChild<TInfo>> {
     const child = fork(file, args, {
       // BENCH_CPU_PROF=<dir> profiles the servers (node --cpu-prof), to see what costs the time.
-      execArgv: ['--conditions=source', '--expose-gc', '--no-warnings', ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [])],
+      execArgv: ['--conditions=source', '--expose-gc', '--no-warnings', ...nodeFlags, ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [])],
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
     const rpc = new RpcChild<TInfo>(child);
