@@ -236,44 +236,38 @@ export class Screen {
   }
 
   /**
-   * Archive every history row but the newest LIVE_SCROLLBACK, while the emulator still holds them. The
-   * emulator's own history is capped at LIVE_SCROLLBACK plus one slice (`emulatorScrollback`), so the next
-   * slice can only push out rows archived here; and once that history is full the emulator recycles the
-   * rows it drops instead of allocating a new one per line (during a flood that allocation, and the garbage
-   * and allocator growth behind it, cost more than the archiving itself).
+   * Archive every history row but the newest LIVE_SCROLLBACK, while the emulator still holds them; at most
+   * `maxRows` of them, returning true while more remain. Called after each slice: the emulator's own
+   * history is capped at LIVE_SCROLLBACK plus one slice (`emulatorScrollback`), so the next slice can only
+   * push out rows archived here; and once that history is full the emulator recycles the rows it drops
+   * instead of allocating a new one per line (during a flood that allocation, and the garbage and allocator
+   * growth behind it, cost more than the archiving itself).
    */
-  private archiveAhead(): void {
+  private archiveAhead(maxRows = Infinity): boolean {
     const normal = this.terminal.buffer.normal;
     const target = this.trimmed + normal.baseY - this.liveScrollback;
-    let row = this.archiveLength > 0 ? this.archiveStart + this.archiveLength : this.trimmed;
-    if (this.archiveLength === 0) this.archiveStart = row;
-    for (; row < target; row++) {
-      const line = normal.getLine(row - this.trimmed);
-      if (!line) break;
-      this.pushArchive(archiveRow(line, this.cell));
-    }
-  }
-
-  /**
-   * Move all but LIVE_SCROLLBACK history rows out of the emulator into the archive (normally archived
-   * already, see archiveAhead), then let the emulator drop them. Called when output has been quiet for a
-   * while, so an idle terminal holds its history in a few bytes per row instead of 12 bytes per cell.
-   * Archives at most `maxRows` rows per call and returns true while more remain.
-   */
-  compact(maxRows = Infinity): boolean {
-    const normal = this.terminal.buffer.normal;
-    const excess = normal.baseY - this.liveScrollback;
-    if (excess <= 0 || !this.anchor || this.anchor.marker.isDisposed) return false;
-    const from = Math.max(this.trimmed, this.archiveStart + this.archiveLength);
+    const from = this.archiveLength > 0 ? this.archiveStart + this.archiveLength : this.trimmed;
     if (this.archiveLength === 0) this.archiveStart = from;
-    const to = Math.min(this.trimmed + excess, from + maxRows);
+    const to = Math.min(target, from + maxRows);
     for (let row = from; row < to; row++) {
       const line = normal.getLine(row - this.trimmed);
       if (!line) break;
       this.pushArchive(archiveRow(line, this.cell));
     }
+    return to < target;
+  }
+
+  /**
+   * Make sure all but LIVE_SCROLLBACK history rows are archived (normally they are already, see
+   * archiveAhead), then let the emulator drop them. Called when output has been quiet for a while, so an
+   * idle terminal holds its history in a few bytes per row instead of 12 bytes per cell. Archives at most
+   * `maxRows` rows per call and returns true while more remain.
+   */
+  compact(maxRows = Infinity): boolean {
+    const excess = this.terminal.buffer.normal.baseY - this.liveScrollback;
+    if (excess <= 0 || !this.anchor || this.anchor.marker.isDisposed) return false;
     // More to archive: the caller continues in a later turn, so a long history never blocks the loop.
-    if (to < this.trimmed + excess) return true;
+    if (this.archiveAhead(maxRows)) return true;
     this.terminal.options.scrollback = this.liveScrollback;
     this.terminal.options.scrollback = this.emulatorScrollback;
     this.trimmed = this.anchor.row - this.anchor.marker.line;
