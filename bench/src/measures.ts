@@ -17,6 +17,7 @@ import { focusTerminal, openBaseline, openProduct, probe, type ElementLike, type
 import type { MemoryFigures } from './proc.ts';
 import type { ProbeFunctions } from './probe.ts';
 import type { RpcChild } from './rpc.ts';
+import { percentile } from './stats.ts';
 
 export interface BenchContext {
   browser: Browser;
@@ -199,26 +200,23 @@ export async function echoRun(context: BenchContext, system: System, options: { 
  * sent). Medians and p90s in ms.
  */
 async function catchUpCycle(page: Page, since: number): Promise<EchoRun['cycle']> {
-  return page.evaluate((from) => {
+  const { pageMs, serverMs } = await page.evaluate((from) => {
     const b = (window as unknown as { __bench: { snapshots: { t: number }[]; acks: { t: number }[] } }).__bench;
     const arrivals = b.snapshots.map((s) => s.t).filter((t) => t >= from);
     const acks = b.acks.map((a) => a.t).filter((t) => t >= from);
-    const pageMs: number[] = [];
-    const serverMs: number[] = [];
+    const pageParts: number[] = [];
+    const serverParts: number[] = [];
     let k = 0;
     for (let i = 0; i < arrivals.length; i++) {
       while (k < acks.length && acks[k]! < arrivals[i]!) k++;
       if (k >= acks.length) break;
-      pageMs.push(acks[k]! - arrivals[i]!);
+      pageParts.push(acks[k]! - arrivals[i]!);
       const next = arrivals[i + 1];
-      if (next !== undefined && next >= acks[k]!) serverMs.push(next - acks[k]!);
+      if (next !== undefined && next >= acks[k]!) serverParts.push(next - acks[k]!);
     }
-    const pick = (values: number[], q: number) => {
-      const sorted = [...values].sort((a, c) => a - c);
-      return sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
-    };
-    return { page: { p50: pick(pageMs, 0.5), p90: pick(pageMs, 0.9) }, server: { p50: pick(serverMs, 0.5), p90: pick(serverMs, 0.9) } };
+    return { pageMs: pageParts, serverMs: serverParts };
   }, since);
+  return { page: { p50: percentile(pageMs, 50), p90: percentile(pageMs, 90) }, server: { p50: percentile(serverMs, 50), p90: percentile(serverMs, 90) } };
 }
 
 /**
@@ -399,9 +397,9 @@ export async function memoryRun(
   await product.call('ensure', { owner: owners[0] });
   await product.call('fillHistory', { owner: owners[0], lines: HISTORY_LINES });
   const one = await product.call<MemoryStep>('memory', { owners: owners.slice(0, 1) });
-  // The next terminals one at a time: what one more idle terminal costs. The process's one-time growth to
-  // its working size lands on the first or the second terminal filled (where the allocator and V8 happen to
-  // grow), so the report takes the median of the single steps of the 2nd, 3rd and 4th.
+  // The next terminals one at a time: what one more idle terminal costs. What is left of the process's
+  // one-time growth can land on any of the first few (where V8's old generation and the allocator happen
+  // to grow), so the report takes the median of the single steps of the 2nd, 3rd and 4th.
   const steps: MemoryStep[] = [];
   for (let k = 1; k < Math.min(4, owners.length); k++) {
     await product.call('ensure', { owner: owners[k] });
