@@ -3,6 +3,8 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { ForegroundSignalError } from '../src/pty/contract.ts';
+import { signalFront, SIGNAL_FRONT_PATIENCE_MS, type SignalFrontParts } from '../src/pty/signal-front.ts';
 import { boundResult, ConfigError, DEFAULT_CONFIG, MarkerFilter, unfinishedSequenceStart, parseReadArgs, parseSendArgs, resolveConfig, utf8Length, utf8Tail, type BaseResult } from '../src/index.ts';
 
 describe('config', () => {
@@ -217,5 +219,74 @@ describe('utf8 and bounding', () => {
     assert.throws(() => parseSendArgs({}), /"text" must be a string/);
     assert.deepEqual(parseReadArgs({}), { offset: 0, count: 500 });
     assert.throws(() => parseReadArgs({ count: 0 }), /"count" must be a whole number >= 1/);
+  });
+});
+
+describe('signalling the group in front', () => {
+  /** A terminal whose foreground group is read from a script over fake time, and a kill that fails on dead groups. */
+  function frontOverTime(script: (t: number) => { front: number | undefined; alive: Set<number> }) {
+    let t = 0;
+    const kills: Array<{ t: number; pgid: number; signal: string }> = [];
+    const parts: SignalFrontParts = {
+      readGroup: () => script(t).front,
+      killGroup: (pgid, signal) => {
+        if (!script(t).alive.has(pgid)) throw Object.assign(new Error('kill ESRCH'), { code: 'ESRCH' });
+        kills.push({ t, pgid, signal });
+      },
+      pause: async (ms) => {
+        t += ms;
+      },
+      now: () => t,
+    };
+    return { parts, kills, elapsed: () => t };
+  }
+
+  it('a terminal that still names a reaped group for 40 ms: the signal waits and reaches the shell once it takes the terminal back', async () => {
+    // Before the fix five immediate reads all saw the dead group and the signal failed with ESRCH.
+    const { parts, kills, elapsed } = frontOverTime((t) => (t < 40 ? { front: 7001, alive: new Set([100]) } : { front: 100, alive: new Set([100]) }));
+    assert.equal(await signalFront(parts, 'SIGINT', 100), 100);
+    assert.deepEqual(kills.map((k) => k.pgid), [100]);
+    assert.ok(elapsed() >= 40 && elapsed() < 80, `waited ${elapsed()} ms`);
+  });
+
+  it('a group that ends between the read and the kill: the next group in front gets the signal', async () => {
+    let reads = 0;
+    const kills: number[] = [];
+    const parts: SignalFrontParts = {
+      readGroup: () => (++reads === 1 ? 7001 : 7002),
+      killGroup: (pgid) => {
+        if (pgid === 7001) throw Object.assign(new Error('kill ESRCH'), { code: 'ESRCH' });
+        kills.push(pgid);
+      },
+      pause: async () => {},
+      now: () => 0,
+    };
+    assert.equal(await signalFront(parts, 'SIGTERM', 100), 7002);
+    assert.deepEqual(kills, [7002]);
+  });
+
+  it('a dead group that stays in front past the patience is a clear error, not a raw ESRCH', async () => {
+    const { parts, kills, elapsed } = frontOverTime(() => ({ front: 7001, alive: new Set([100]) }));
+    await assert.rejects(signalFront(parts, 'SIGINT', 100), (error: Error) => {
+      assert.ok(error instanceof ForegroundSignalError);
+      assert.match(error.message, /ended and the shell has not taken the terminal back .* read the terminal/);
+      return true;
+    });
+    assert.equal(kills.length, 0);
+    assert.ok(elapsed() >= SIGNAL_FRONT_PATIENCE_MS && elapsed() < SIGNAL_FRONT_PATIENCE_MS + 50);
+  });
+
+  it('other kill errors, no foreground process and SIGKILL to the shell fail at once', async () => {
+    const eperm: SignalFrontParts = {
+      readGroup: () => 7001,
+      killGroup: () => {
+        throw Object.assign(new Error('kill EPERM'), { code: 'EPERM' });
+      },
+      pause: async () => assert.fail('no pause for EPERM'),
+      now: () => 0,
+    };
+    await assert.rejects(signalFront(eperm, 'SIGINT', 100), /EPERM/);
+    await assert.rejects(signalFront({ ...eperm, readGroup: () => undefined }, 'SIGINT', 100), /no foreground process/);
+    await assert.rejects(signalFront({ ...eperm, readGroup: () => 100 }, 'SIGKILL', 100), /SIGKILL to the shell itself is refused/);
   });
 });

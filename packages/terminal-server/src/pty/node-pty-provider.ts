@@ -8,18 +8,16 @@ import * as nodePty from 'node-pty';
 import {
   type ForegroundInfo,
   type ForegroundSignal,
-  ForegroundSignalError,
   type PtyExit,
   type PtyHandle,
   type PtyProvider,
   type PtySpawnSpec,
 } from './contract.ts';
 import { within } from '../time.ts';
+import { signalFront } from './signal-front.ts';
 import { descendantPids, inspectDarwinForeground, inspectLinuxForeground, readProcStatSync, sessionProcesses } from './procfs.ts';
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-/** Reads of the foreground group before a signal gives up on groups that keep ending under it. */
-const FOREGROUND_SIGNAL_ATTEMPTS = 5;
 
 
 function alive(pid: number): boolean {
@@ -86,26 +84,18 @@ class NodePtyHandle implements PtyHandle {
     return inspectDarwinForeground(this.pid);
   }
 
-  /**
-   * Signal the foreground process group as it is at the moment of the kill. Under a loop of short programs
-   * (`while :; do cat f; done`) the group changes many times a second: the group is read with one /proc read
-   * right before the kill, and a group that ended in between (ESRCH) is read again, so the signal reaches
-   * whatever is in front then instead of failing on the one that just left.
-   */
-  async signalForeground(signal: ForegroundSignal): Promise<number> {
-    for (let attempt = 1; ; attempt++) {
-      const pgid = await this.foregroundGroup();
-      if (pgid === undefined) throw new ForegroundSignalError('the terminal has no foreground process to signal');
-      if (signal === 'SIGKILL' && pgid === this.pid) {
-        throw new ForegroundSignalError('SIGKILL to the shell itself is refused; use shared_terminal_reset to replace the shell');
-      }
-      try {
-        process.kill(-pgid, signal);
-        return pgid;
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'ESRCH' || attempt >= FOREGROUND_SIGNAL_ATTEMPTS) throw error;
-      }
-    }
+  /** Signal the foreground process group as it is at the moment of the kill (see signal-front.ts). */
+  signalForeground(signal: ForegroundSignal): Promise<number> {
+    return signalFront(
+      {
+        readGroup: () => this.foregroundGroup(),
+        killGroup: (pgid, name) => process.kill(-pgid, name),
+        pause: sleep,
+        now: () => performance.now(),
+      },
+      signal,
+      this.pid,
+    );
   }
 
   private async foregroundGroup(): Promise<number | undefined> {
