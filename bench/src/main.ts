@@ -17,7 +17,7 @@ import { writeContent } from './content.ts';
 import { RpcChild } from './rpc.ts';
 import { echoReadFloorRun, echoRun, historyToolsRun, interruptRun, memoryRun, reconnectRun, throughputRun, toolRun, type BenchContext, type EchoRun } from './measures.ts';
 import { writeReport, type RawResults } from './report.ts';
-import { median as exactMedian } from './stats.ts';
+import { median as exactMedian, percentile } from './stats.ts';
 
 const median = (values: number[]) => exactMedian(values).toFixed(1);
 
@@ -30,6 +30,8 @@ const { values } = parseArgs({
     'no-write': { type: 'boolean', default: false },
     keys: { type: 'string', default: '100' },
     from: { type: 'string' },
+    // A/B work on 2b: the echo measure runs only the product's flood runs (and the floor); use with --no-write.
+    'flood-only': { type: 'boolean', default: false },
   },
 });
 // --from results.json: rewrite REPORT.md (and the verdicts) from the raw samples of an earlier run.
@@ -95,12 +97,12 @@ try {
   if (selected.has('echo')) {
     const result: Record<string, { idle: EchoRun[]; flood: EchoRun[] }> = { product: { idle: [], flood: [] }, baseline: { idle: [], flood: [] } };
     for (let run = 0; run < runs; run++) {
-      for (const flood of [false, true]) {
-        for (const system of order(run)) {
+      for (const flood of values['flood-only'] ? [true] : [false, true]) {
+        for (const system of values['flood-only'] ? (['product'] as const) : order(run)) {
           const r = await echoRun(context, system, { keys, flood });
           result[system]![flood ? 'flood' : 'idle'].push(r);
-          const sorted = [...r.latencies].sort((a, b) => a - b);
-          log(`echo ${flood ? 'flood' : 'idle'} ${system} run ${run + 1}: ${r.latencies.length} keys, median ${sorted[sorted.length >> 1]?.toFixed(1)} ms, max ${sorted.at(-1)?.toFixed(1)} ms, missed ${r.missed}; median key sent at ${median(r.sends)} ms, echo arrived at ${median(r.arrivals)} ms${r.reads?.length ? `, read by the server at ${median(r.reads)} ms` : ''}`);
+          const spread = r.latencies.length ? [50, 90, 99, 100].map((p) => percentile(r.latencies, p).toFixed(1)).join(' / ') : '-';
+          log(`echo ${flood ? 'flood' : 'idle'} ${system} run ${run + 1}: ${r.latencies.length} keys, p50 / p90 / p99 / max ${spread} ms, missed ${r.missed}; median key sent at ${median(r.sends)} ms, echo arrived at ${median(r.arrivals)} ms${r.reads?.length ? `, read by the server at ${median(r.reads)} ms` : ''}`);
         }
       }
     }
