@@ -102,7 +102,7 @@ try {
           const r = await echoRun(context, system, { keys, flood });
           result[system]![flood ? 'flood' : 'idle'].push(r);
           const spread = r.latencies.length ? [50, 90, 99, 100].map((p) => percentile(r.latencies, p).toFixed(1)).join(' / ') : '-';
-          log(`echo ${flood ? 'flood' : 'idle'} ${system} run ${run + 1}: ${r.latencies.length} keys, p50 / p90 / p99 / max ${spread} ms, missed ${r.missed}; median key sent at ${median(r.sends)} ms, echo arrived at ${median(r.arrivals)} ms${r.reads?.length ? `, read by the server at ${median(r.reads)} ms` : ''}`);
+          log(`echo ${flood ? 'flood' : 'idle'} ${system} run ${run + 1}: ${r.latencies.length} keys, p50 / p90 / p99 / max ${spread} ms, missed ${r.missed}; median key sent at ${median(r.sends)} ms, echo arrived at ${median(r.arrivals)} ms${r.reads?.length ? `, read by the server at ${median(r.reads)} ms (p90 ${percentile(r.reads, 90).toFixed(1)}, p99 ${percentile(r.reads, 99).toFixed(1)})` : ''}`);
         }
       }
     }

@@ -8,6 +8,9 @@
  * its ack, or after quiet output for a view that does not ack.
  */
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { ATTACH_HISTORY_LINES, ManualClock, SEND_QUEUE_BYTES, runSend } from '../src/index.ts';
 import { FLOW_WINDOW_CHARS, type ServerFrame, type SnapshotFrame } from '../src/protocol/index.ts';
@@ -212,6 +215,75 @@ describe('transport flow control', () => {
     view.acksPaused = false;
     view.ackNow();
     await runSend(h.hub, 'typed', { text: 'kill %1 2>/dev/null; true' });
+    view.terminate();
+  });
+
+  test('while a flood goes on, a page that acks each screen at once gets at most ten screens a second', async () => {
+    const { view, stats } = await viewSkippingAFlood('paced', 'seq 1 20000');
+    await view.waitFor(() => view.settled, 'everything received parsed');
+    // Acks as soon as each screen is parsed, as fast as this process parses them: without the pace the
+    // server took the next screen on every ack (dozens a second).
+    view.acksPaused = false;
+    view.ackNow();
+    await view.waitFor(() => stats().catchUps > 0, 'catch-ups');
+    const from = stats().catchUps;
+    const started = performance.now();
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const count = stats().catchUps - from;
+    const seconds = (performance.now() - started) / 1000;
+    assert.ok(stats().skippedChars > 0 && count >= 1, `the flood went on and screens came (${count})`);
+    // One per FLOOD_SCREEN_INTERVAL_MS at most, and the first may come at once: a slow machine gets fewer.
+    assert.ok(count <= Math.floor(seconds * 10) + 1, `${count} screens in ${seconds.toFixed(2)} s`);
+    await runSend(h.hub, 'paced', { text: 'kill %1 2>/dev/null; true' });
+    await assertSameScreen(h, 'paced', view);
+    assert.deepEqual(view.violations, []);
+    view.terminate();
+  });
+
+  test('a key whose echo is held behind a full window, when that output is dropped for a flood: its screen goes out at once, without an ack', async () => {
+    const owner = h.hub.acquire('held-echo');
+    await owner.ensure();
+    const view = await h.connect('held-echo');
+    await view.waitFor(() => view.status !== undefined && view.settled, 'status and a parsed snapshot');
+    view.ackNow();
+    view.acksPaused = true;
+    const stats = () => h.transport.stats().views.find((v) => v.ownerId === 'held-echo')!;
+    // Digits only: a window's worth and a little more (held), then, once the key is typed, a flood that
+    // overflows what is held. Each starts when the test creates its file (after the send is back).
+    const fill = FLOW_WINDOW_CHARS + 4_000;
+    const dir = mkdtempSync(join(tmpdir(), 'held-echo-'));
+    const wait = (name: string) => `while [ ! -e ${dir}/${name} ]; do sleep 0.02; done`;
+    const job = `(${wait('fill')}; head -c ${fill} /dev/zero | tr '\\0' 1; echo; ${wait('flood')}; exec timeout 8 seq 1 400000) &`;
+    const started = await runSend(h.hub, 'held-echo', { text: job });
+    assert.equal(started.waitReason, 'prompt');
+    writeFileSync(join(dir, 'fill'), '');
+    const dbg = setInterval(() => console.error('DBG', JSON.stringify(stats()), view.snapshots), 1000);
+    await view.waitFor(() => stats().heldChars > 0, 'output held behind the full window');
+    clearInterval(dbg);
+    assert.equal(stats().skippedChars, 0, 'nothing dropped yet');
+    let echoSequence = Infinity;
+    const onOutput = (event: { sequence: number; data: string }) => {
+      if (echoSequence === Infinity && event.data.includes('q')) echoSequence = event.sequence;
+    };
+    owner.on('output', onOutput);
+    const before = view.snapshots;
+    view.type('q');
+    await view.waitFor(() => echoSequence !== Infinity, 'the server reading the echo');
+    assert.ok(stats().heldChars > 0 && stats().skippedChars === 0 && view.snapshots === before, 'the echo is held');
+    writeFileSync(join(dir, 'flood'), '');
+    await view.waitFor(() => stats().skippedChars > 0, 'the flood dropping the held output');
+    // Before this change the held echo was dropped with the rest and showed only after the next ack.
+    await view.waitFor(() => view.snapshots > before, 'a screen after the dropped echo, unacked');
+    owner.off('output', onOutput);
+    const latest = view.frames.filter((f): f is SnapshotFrame => f.type === 'snapshot').at(-1)!;
+    assert.ok(latest.sequence >= echoSequence, `the screen (sequence ${latest.sequence}) is at least as new as the echo (${echoSequence})`);
+    assert.equal(latest.historyLines, 0, 'a catch-up: the screen alone');
+    view.type('\r'); // the typed line ends (q: command not found), and with it the person's turn
+    view.acksPaused = false;
+    view.ackNow();
+    await runSend(h.hub, 'held-echo', { text: 'kill %1 2>/dev/null; true' });
+    await assertSameScreen(h, 'held-echo', view);
+    rmSync(dir, { recursive: true, force: true });
     view.terminate();
   });
 

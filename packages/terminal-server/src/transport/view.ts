@@ -10,12 +10,12 @@
  *   flight; more is held, and once acks bring it under FLOW_RESUME_CHARS the held output follows. When
  *   more than HELD_MAX_CHARS pile up (a flood faster than the page can parse), the view drops them and
  *   skips ahead: its next frame is a snapshot of the current screen alone (a catch-up). Output waits for the
- *   catch-up's ack; if more came meanwhile than the catch-up weighed, another catch-up follows instead (one
- *   screen per frame the page can draw), else the output does; the output that carries a typed key's
- *   echo brings a catch-up at once (see expectEcho). Once output has been quiet for SETTLE_MS,
- *   one full snapshot gives it back the whole history. So a slow page never
- *   slows the program (nothing here pauses the shell), and a keystroke's echo or an interrupt's prompt
- *   waits behind at most a window of output, never behind the whole flood. tmux and mosh do the same.
+ *   catch-up's ack; if more came meanwhile than the catch-up weighed, another catch-up follows instead (at
+ *   most ten a second: FLOOD_SCREEN_INTERVAL_MS), else the output does. The output that carries a typed
+ *   key's echo brings a catch-up at once when it would wait for one or be dropped (see expectEcho). Once
+ *   output has been quiet for SETTLE_MS, one full snapshot gives it back the whole history. So a slow page
+ *   never slows the program (nothing here pauses the shell), and a keystroke's echo or an interrupt's
+ *   prompt waits behind at most a window of output, never behind the whole flood. tmux and mosh do the same.
  * - A view that does not ack has a bounded send queue: when the socket's buffered bytes would pass the
  *   limit the view stops sending output and, once the socket has drained, sends a fresh snapshot
  *   instead. Nothing here can grow memory without bound.
@@ -45,6 +45,8 @@ const MAX_EARLY_FRAMES = 32;
 export const HELD_MAX_CHARS = 65_536;
 /** Quiet time after which a view that caught up without its history gets the full snapshot. */
 export const SETTLE_MS = 250;
+/** Shortest time between two catch-ups of a flood (10 screens a second), echo screens aside (see nextFloodScreen). */
+export const FLOOD_SCREEN_INTERVAL_MS = 100;
 /** How long a typed character's echo is looked for in a flood's output (see View.expectEcho). */
 const ECHO_WAIT_MS = 1000;
 /** History rows in a view's first snapshot. A page parses ~5 MB/s of coloured replay: a full 10,000-row
@@ -125,8 +127,13 @@ export class View {
   private skipping = false;
   /** The last character a person typed, while its echo is awaited (see expectEcho). */
   private awaitedEcho: { ch: string; until: number } | undefined;
+  /** The awaited echo came in output that is now held (window full): dropping that output sends a catch-up. */
+  private echoHeld = false;
   /** Size of the catch-up snapshot the view has not acked yet (0: none). Output waits for that ack. */
   private catchUpInFlight = 0;
+  /** When the last catch-up went out, and the timer that sends the next one at the flood's pace. */
+  private lastCatchUpAt = -Infinity;
+  private paceTimer: unknown;
   /** The view's history was cut short by a catch-up: a full snapshot follows once output is quiet. */
   private partial = false;
   /** The first snapshot held the newest history alone: the full one follows as soon as the view acks it. */
@@ -224,7 +231,9 @@ export class View {
     const generation = this.generationRef;
     if (!generation || this.closed) return;
     if (this.currentPhase === 'snapshotting' && options.reason !== 'attach') {
-      this.refreshAgain = true;
+      // A catch-up asked for meanwhile is not worth a full snapshot: the outputs buffered during this one
+      // go through admit afterwards and bring the next catch-up (or their echo's) themselves.
+      if (options.reason !== 'catch-up') this.refreshAgain = true;
       return;
     }
     this.currentPhase = 'snapshotting';
@@ -263,7 +272,10 @@ export class View {
     // ack, after the same quiet time).
     this.backfill = first && snapshot.historyLines === ATTACH_HISTORY_LINES && snapshot.truncated;
     this.partial = catchUp || this.backfill;
-    if (catchUp) this.catchUps += 1;
+    if (catchUp) {
+      this.catchUps += 1;
+      this.lastCatchUpAt = this.clock.now();
+    }
     if (catchUp && this.acking) this.catchUpInFlight = replay.length;
     this.lastSequence = snapshot.sequence;
     this.sendLimit = SEND_QUEUE_BYTES + replay.length;
@@ -325,7 +337,7 @@ export class View {
     this.awaitedEcho = printable === undefined ? undefined : { ch: printable, until: this.clock.now() + ECHO_WAIT_MS };
   }
 
-  /** The awaited echo is in this output, which the view would not be shown until its next catch-up. */
+  /** Whether this output carries the awaited echo (then it is no longer awaited: one screen per key). */
   private echoArrived(event: OutputEvent): boolean {
     const awaited = this.awaitedEcho;
     if (!awaited) return false;
@@ -341,12 +353,10 @@ export class View {
   /** Whether a paced view may get this output now; if not it is held, or dropped once too much is held. */
   private admit(event: OutputEvent): boolean {
     if ((this.skipping || this.catchUpInFlight > 0) && this.echoArrived(event)) {
-      // After the generation has queued this chunk for its screen (the output event comes first).
+      // Output that waits for a catch-up: the screen that carries the echo goes at once instead.
       this.skipAhead();
       this.skippedChars += event.data.length;
-      queueMicrotask(() => {
-        if (this.currentPhase === 'live') void this.refresh({ reason: 'catch-up' });
-      });
+      this.catchUpForEcho();
       return false;
     }
     if (this.skipping) {
@@ -354,7 +364,12 @@ export class View {
       return false;
     }
     const fits = this.unackedChars === 0 || this.unackedChars + event.data.length <= FLOW_WINDOW_CHARS;
-    if (this.held.length === 0 && fits && this.catchUpInFlight === 0) return true;
+    if (this.held.length === 0 && fits && this.catchUpInFlight === 0) {
+      this.echoArrived(event); // it goes out with this output
+      return true;
+    }
+    // Held behind a full window: the echo goes out with the held output, or, if that is dropped, at once.
+    if (this.echoArrived(event)) this.echoHeld = true;
     this.held.push(event);
     this.heldChars += event.data.length;
     // Faster than the page parses: drop what is held and catch up from the screen when it has room.
@@ -362,12 +377,27 @@ export class View {
     return false;
   }
 
-  /** Drop the held output: the view's next frame is a catch-up snapshot. */
+  /** Drop the held output: the view's next frame is a catch-up snapshot (at once if it held an echo). */
   private skipAhead(): void {
     this.skippedChars += this.heldChars;
     this.held = [];
     this.heldChars = 0;
     this.skipping = true;
+    if (this.echoHeld) {
+      this.echoHeld = false;
+      this.catchUpForEcho();
+    }
+  }
+
+  /**
+   * A catch-up now, for a typed key's echo the page would otherwise see only with the next paced one: not
+   * waiting for the ack of what is in flight. Run after the generation has queued the chunk that carries
+   * the echo for its screen (the output event comes before that).
+   */
+  private catchUpForEcho(): void {
+    queueMicrotask(() => {
+      if (this.currentPhase === 'live') void this.refresh({ reason: 'catch-up' });
+    });
   }
 
   private sendOutput(event: OutputEvent): void {
@@ -470,7 +500,7 @@ export class View {
       if (this.heldChars > snapshotChars) this.skipAhead();
     }
     if (this.skipping) {
-      void this.refresh({ reason: 'catch-up' });
+      this.nextFloodScreen();
       return;
     }
     while (this.held.length > 0) {
@@ -480,6 +510,28 @@ export class View {
       this.heldChars -= next.data.length;
       this.sendOutput(next);
     }
+    if (this.held.length === 0) this.echoHeld = false; // it went out with the held output
+  }
+
+  /**
+   * The next catch-up of a flood, at most one per FLOOD_SCREEN_INTERVAL_MS. The page could take one per
+   * frame it draws, but a flood's screens are a blur to a person, and on a small machine every screen the
+   * page parses and draws is CPU the program, the shell's echo and the server do not get. A screen that
+   * carries a typed key's echo does not wait for this pace (see admit).
+   */
+  private nextFloodScreen(): void {
+    if (this.paceTimer !== undefined) return;
+    const wait = this.lastCatchUpAt + FLOOD_SCREEN_INTERVAL_MS - this.clock.now();
+    if (wait <= 0) {
+      void this.refresh({ reason: 'catch-up' });
+      return;
+    }
+    this.paceTimer = this.clock.setTimeout(() => {
+      this.paceTimer = undefined;
+      if (this.skipping && this.catchUpInFlight === 0 && this.unackedChars === 0 && this.currentPhase === 'live') {
+        void this.refresh({ reason: 'catch-up' });
+      }
+    }, wait);
   }
 
   private resetFlow(): void {
@@ -488,6 +540,7 @@ export class View {
     this.held = [];
     this.heldChars = 0;
     this.skipping = false;
+    this.echoHeld = false;
     this.catchUpInFlight = 0;
     this.backfill = false;
   }
@@ -533,6 +586,8 @@ export class View {
     this.resetFlow();
     if (this.settleTimer !== undefined) this.clock.clearTimeout(this.settleTimer);
     this.settleTimer = undefined;
+    if (this.paceTimer !== undefined) this.clock.clearTimeout(this.paceTimer);
+    this.paceTimer = undefined;
     this.host.closed(this, kind);
   }
 
