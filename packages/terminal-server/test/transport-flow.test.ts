@@ -34,8 +34,8 @@ describe('transport flow control', () => {
     await h.close();
   });
 
-  /** A controller view that stopped acking, skipping a background flood that loops `command` for 8 s. */
-  async function viewSkippingAFlood(ownerId: string, command: string) {
+  /** A controller view that has parsed and acked its first snapshot (pacing starts with the first ack), then stops acking. */
+  async function viewThatStoppedAcking(ownerId: string) {
     const owner = h.hub.acquire(ownerId);
     await owner.ensure();
     const view = await h.connect(ownerId);
@@ -43,6 +43,12 @@ describe('transport flow control', () => {
     view.ackNow();
     view.acksPaused = true;
     const stats = () => h.transport.stats().views.find((v) => v.ownerId === ownerId)!;
+    return { owner, view, stats };
+  }
+
+  /** A controller view that stopped acking, skipping a background flood that loops `command` for 8 s. */
+  async function viewSkippingAFlood(ownerId: string, command: string) {
+    const { owner, view, stats } = await viewThatStoppedAcking(ownerId);
     // It starts once the prompt is back (a send waits for quiet output before it calls the prompt back).
     const started = await runSend(h.hub, ownerId, { text: `(sleep 0.3; exec timeout 8 bash -c 'while :; do ${command}; done') &` });
     assert.equal(started.waitReason, 'prompt');
@@ -101,13 +107,7 @@ describe('transport flow control', () => {
   });
 
   test('a view that stops acking never slows the shell: it holds a window, skips the rest, then catches up and gets its history back', async () => {
-    const owner = h.hub.acquire('window');
-    await owner.ensure();
-    const controller = await h.connect('window');
-    await controller.waitFor(() => controller.status !== undefined && controller.settled, 'status and a parsed snapshot');
-    controller.ackNow(); // pacing starts with the first ack
-    controller.acksPaused = true;
-    const stats = () => h.transport.stats().views.find((v) => v.ownerId === 'window')!;
+    const { view: controller, stats } = await viewThatStoppedAcking('window');
     const lines = 30_000;
     const flood = await runSend(h.hub, 'window', { text: `seq -f 'window flood line %g of a flood the view cannot keep up with' 1 ${lines}; echo window-done` });
     assert.equal(flood.waitReason, 'prompt', 'the flood finished although the view stopped acking');
@@ -135,7 +135,7 @@ describe('transport flow control', () => {
     controller.terminate();
   });
 
-  test('while a flood goes on, a view a catch-up behind gets one screen per ack and no output; once output slows, output follows again', async () => {
+  test('while a flood goes on, a view a catch-up behind gets a screen after each ack (at the flood pace) and no output; once output slows, output follows again', async () => {
     const { view, stats } = await viewSkippingAFlood('screens', 'seq -f \"screens flood line %g\" 1 5000');
 
     const framesAfter = (index: number) => view.frames.slice(index).filter((f) => f.type === 'snapshot' || f.type === 'output');
@@ -241,13 +241,7 @@ describe('transport flow control', () => {
   });
 
   test('a key whose echo is held behind a full window, when that output is dropped for a flood: its screen goes out at once, without an ack', async () => {
-    const owner = h.hub.acquire('held-echo');
-    await owner.ensure();
-    const view = await h.connect('held-echo');
-    await view.waitFor(() => view.status !== undefined && view.settled, 'status and a parsed snapshot');
-    view.ackNow();
-    view.acksPaused = true;
-    const stats = () => h.transport.stats().views.find((v) => v.ownerId === 'held-echo')!;
+    const { owner, view, stats } = await viewThatStoppedAcking('held-echo');
     // Digits only: a window's worth and a little more (held), then, once the key is typed, a flood that
     // overflows what is held. Each starts when the test creates its file (after the send is back).
     const fill = FLOW_WINDOW_CHARS + 4_000;

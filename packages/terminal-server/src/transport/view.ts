@@ -493,8 +493,8 @@ export class View {
       // Everything waits for the catch-up's own ack (an older ack can still arrive after it was sent).
       if (this.unackedChars > 0) return;
       // It is parsed. If more output came meanwhile than the snapshot weighed, the flood goes on: another
-      // screen costs the page less than that output would (and shows the same), so the page gets one
-      // screen per frame it can draw instead of output it would draw and throw away.
+      // screen costs the page less than that output would (and shows the same), so the page gets screens
+      // (at the flood's pace, see nextFloodScreen) instead of output it would draw and throw away.
       const snapshotChars = this.catchUpInFlight;
       this.catchUpInFlight = 0;
       if (this.heldChars > snapshotChars) this.skipAhead();
