@@ -62,6 +62,11 @@ export class FloodScreen {
     return new FloodScreen(term, internals, canvas, context);
   }
 
+  /** Whether the canvas is the screen now. */
+  get showing(): boolean {
+    return this.active;
+  }
+
   /** From now on the canvas is the screen: xterm's rows are no longer built (call before writing a catch-up). */
   enter(): void {
     if (this.failed) return;

@@ -81,6 +81,13 @@ export const MIN_FONT_SIZE = 8;
 export const MAX_FONT_SIZE = 32;
 export const DEFAULT_FONT_SIZE = 13;
 const MAX_NOTICES = 4;
+/**
+ * Output this soon after a catch-up stays on the flood canvas. In a flood the server sends plain output
+ * between catch-ups whenever a little came in one cycle; giving the screen back to xterm's rows for it
+ * rebuilds every row (30–50 ms on our machines), and the next catch-up takes the canvas again. Once the
+ * flood is over the full snapshot that follows it brings the rows back anyway.
+ */
+const FLOOD_LINGER_MS = 500;
 const ERROR_NOTICES: ReadonlySet<ViewNoticeCode> = new Set(['protocol-error', 'disposed', 'blocked', 'exited', 'operation-failed', 'connect-failed']);
 /** Notices that describe a passing condition: they go away once the view is connected again. */
 const TRANSIENT_NOTICES: ReadonlySet<ViewNoticeCode> = new Set(['reconnecting', 'connect-failed', 'not-connected', 'protocol-error', 'disposed']);
@@ -173,6 +180,8 @@ export class SharedTerminalElement extends LitElement {
   private term: Terminal | null = null;
   /** A renderer parsing a snapshot off screen; it replaces `term` once parsed (see stage()). */
   private staged: Terminal | null = null;
+  /** When the last catch-up was written in place (see FLOOD_LINGER_MS). */
+  private lastCatchUpAt = -Infinity;
   private termGeneration: number | null = null;
   /** Each renderer's canvas screen for floods, made at its first catch-up (null: not available). */
   private floodScreens = new WeakMap<Terminal, FloodScreen | null>();
@@ -447,6 +456,7 @@ export class SharedTerminalElement extends LitElement {
     const connection = this.connection;
     const flood = this.floodScreenOf(term);
     flood?.enter();
+    this.lastCatchUpAt = performance.now();
     term.write(`\x1bc${frame.replay}`, () => {
       if (term !== this.term) return;
       flood?.drawNextFrame();
@@ -537,9 +547,13 @@ export class SharedTerminalElement extends LitElement {
     // Output after a staged snapshot belongs to the staged renderer (the shown one is as of that snapshot).
     const term = this.staged ?? this.term;
     if (!term) return;
-    if (term === this.term) this.leaveFloodScreen();
+    // Shortly after a catch-up the canvas stays the screen and draws this output too (FLOOD_LINGER_MS).
+    const flood = term === this.term ? this.floodScreens.get(term) : undefined;
+    const onCanvas = !!flood?.showing && performance.now() - this.lastCatchUpAt < FLOOD_LINGER_MS;
+    if (term === this.term && !onCanvas) this.leaveFloodScreen();
     const connection = this.connection;
     term.write(frame.data, () => {
+      if (onCanvas) flood?.drawNextFrame();
       if (term === this.term || term === this.staged) connection?.parsed(frame.sequence, frame.data.length);
     });
   }

@@ -128,7 +128,7 @@ describe('<shared-terminal>', () => {
     equal(selection.children.length, 0, 'a cleared selection is gone');
   });
 
-  it('draws a flood\'s catch-ups on one canvas without building rows, keeps the keys, and gives the rows back when output streams again', async () => {
+  it('draws a flood\'s catch-ups on one canvas without building rows, keeps the keys, draws output that follows at once there too, and gives the rows back when output streams later', async () => {
     const m = await mount({ rows: 10, cols: 60 });
     m.server.output('before the flood\r\n');
     await parsedAll(m);
@@ -163,10 +163,22 @@ describe('<shared-terminal>', () => {
     await sendKeys({ type: 'k' });
     await until(() => [...m.server.framesOfType('begin'), ...m.server.framesOfType('input')].some((f) => f.input.includes('k')), 'the key went out');
 
+    // Output right after a catch-up (a flood's little output between two screens) stays on the canvas.
+    const drawnAt = (row: number) => [...canvas.getContext('2d')!.getImageData(Math.floor(2 * cellWidth * ratio), Math.floor((row + 0.5) * cellHeight * ratio), 1, 1).data.slice(0, 3)];
+    observer.observe(rows, { childList: true, subtree: true });
+    m.server.output('\r\n\x1b[48;2;200;10;30m    \x1b[0m between screens\r\n');
+    await parsedAll(m);
+    await until(() => drawnAt(3).join() === '200,10,30', 'the output drawn on the canvas');
+    observer.disconnect();
+    ok(!canvas.hidden, 'the canvas is still the screen');
+    equal(rowsBuilt, 0, 'no row was built for output that follows a catch-up at once');
+
+    // Output well after the last catch-up: the flood is over, the rows come back, rebuilt in full.
+    await new Promise((resolve) => setTimeout(resolve, 600));
     m.server.output('streaming again\r\n');
     await parsedAll(m);
     await until(() => canvas.hidden && /streaming again/.test(rows.textContent ?? ''), 'the rows are back with the new output');
-    ok(/caught up/.test(rows.textContent ?? ''), 'the catch-up is in the rows too');
+    ok(/caught up/.test(rows.textContent ?? '') && /between screens/.test(rows.textContent ?? ''), 'the catch-up and the output after it are in the rows too');
     equal(canvas.width * canvas.height, 0, 'the hidden canvas holds no bitmap');
   });
 
