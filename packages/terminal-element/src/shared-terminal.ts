@@ -82,10 +82,11 @@ export const MAX_FONT_SIZE = 32;
 export const DEFAULT_FONT_SIZE = 13;
 const MAX_NOTICES = 4;
 /**
- * Output this soon after a catch-up stays on the flood canvas. In a flood the server sends plain output
- * between catch-ups whenever a little came in one cycle; giving the screen back to xterm's rows for it
- * rebuilds every row (30–50 ms on our machines), and the next catch-up takes the canvas again. Once the
- * flood is over the full snapshot that follows it brings the rows back anyway.
+ * While a flood goes on (two catch-ups within this time), output this soon after the last catch-up stays
+ * on the flood canvas. In a flood the server sends plain output between catch-ups whenever a little came
+ * in one cycle; giving the screen back to xterm's rows for it rebuilds every row (30–50 ms on our
+ * machines), and the next catch-up takes the canvas again. This long after the last catch-up the rows
+ * come back even if nothing else arrives. A single screen without history (a reconnect's) is no flood.
  */
 const FLOOD_LINGER_MS = 500;
 const ERROR_NOTICES: ReadonlySet<ViewNoticeCode> = new Set(['protocol-error', 'disposed', 'blocked', 'exited', 'operation-failed', 'connect-failed']);
@@ -180,8 +181,10 @@ export class SharedTerminalElement extends LitElement {
   private term: Terminal | null = null;
   /** A renderer parsing a snapshot off screen; it replaces `term` once parsed (see stage()). */
   private staged: Terminal | null = null;
-  /** When the last catch-up was written in place (see FLOOD_LINGER_MS). */
+  /** When the last catch-up was written in place, and whether the one before was recent (see FLOOD_LINGER_MS). */
   private lastCatchUpAt = -Infinity;
+  private flooding = false;
+  private floodLeaveTimer: ReturnType<typeof setTimeout> | undefined;
   private termGeneration: number | null = null;
   /** Each renderer's canvas screen for floods, made at its first catch-up (null: not available). */
   private floodScreens = new WeakMap<Terminal, FloodScreen | null>();
@@ -456,7 +459,9 @@ export class SharedTerminalElement extends LitElement {
     const connection = this.connection;
     const flood = this.floodScreenOf(term);
     flood?.enter();
-    this.lastCatchUpAt = performance.now();
+    const now = performance.now();
+    this.flooding = now - this.lastCatchUpAt < FLOOD_LINGER_MS;
+    this.lastCatchUpAt = now;
     term.write(`\x1bc${frame.replay}`, () => {
       if (term !== this.term) return;
       flood?.drawNextFrame();
@@ -474,6 +479,22 @@ export class SharedTerminalElement extends LitElement {
     if (this.screenReader) return null;
     if (!this.floodScreens.has(term)) this.floodScreens.set(term, FloodScreen.create(term));
     return this.floodScreens.get(term) ?? null;
+  }
+
+  /** Back to xterm's DOM rows once FLOOD_LINGER_MS have passed without a catch-up. */
+  private leaveFloodScreenWhenQuiet(): void {
+    if (this.floodLeaveTimer !== undefined) return;
+    const check = () => {
+      const left = this.lastCatchUpAt + FLOOD_LINGER_MS - performance.now();
+      if (left > 0) {
+        this.floodLeaveTimer = setTimeout(check, left);
+        return;
+      }
+      this.floodLeaveTimer = undefined;
+      this.flooding = false;
+      this.leaveFloodScreen();
+    };
+    check();
   }
 
   /** Back to xterm's DOM rows (output streams again, or the look changed). */
@@ -547,10 +568,11 @@ export class SharedTerminalElement extends LitElement {
     // Output after a staged snapshot belongs to the staged renderer (the shown one is as of that snapshot).
     const term = this.staged ?? this.term;
     if (!term) return;
-    // Shortly after a catch-up the canvas stays the screen and draws this output too (FLOOD_LINGER_MS).
+    // While a flood goes on the canvas stays the screen and draws this output too (FLOOD_LINGER_MS).
     const flood = term === this.term ? this.floodScreens.get(term) : undefined;
-    const onCanvas = !!flood?.showing && performance.now() - this.lastCatchUpAt < FLOOD_LINGER_MS;
-    if (term === this.term && !onCanvas) this.leaveFloodScreen();
+    const onCanvas = !!flood?.showing && this.flooding && performance.now() - this.lastCatchUpAt < FLOOD_LINGER_MS;
+    if (onCanvas) this.leaveFloodScreenWhenQuiet();
+    else if (term === this.term) this.leaveFloodScreen();
     const connection = this.connection;
     term.write(frame.data, () => {
       if (onCanvas) flood?.drawNextFrame();
@@ -559,6 +581,8 @@ export class SharedTerminalElement extends LitElement {
   }
 
   private disposeRenderer(): void {
+    if (this.floodLeaveTimer !== undefined) clearTimeout(this.floodLeaveTimer);
+    this.floodLeaveTimer = undefined;
     this.dropStaged();
     this.term?.dispose();
     this.term = null;
