@@ -8,8 +8,9 @@ import type { IBufferCell, IBufferLine, Terminal } from '@xterm/xterm';
  * one for each typed key's echo). With the DOM renderer each one rebuilds ~1,000 styled elements, then
  * style, layout and paint them: 30–50 ms of the page's main thread a screen on our 2-core machines, which
  * is the page's share of a typed key's echo during a flood and leaves little of the main thread to the
- * rest of the page. Drawing the same cells on a canvas takes a few milliseconds. xterm.js 6.0 no longer ships a canvas renderer, and its WebGL one falls
- * back to a software rasterizer where there is no GPU (slower than the DOM here), so this is our own.
+ * rest of the page. Drawing the same cells on a canvas takes a few milliseconds. xterm.js 6.0 no longer
+ * ships a canvas renderer, and its WebGL one falls back to a software rasterizer where there is no GPU
+ * (slower than the DOM here), so this is our own.
  *
  * What stays xterm.js's: the parser and buffer (this only reads them), the focused textarea that takes the
  * keys, the selection layer (drawn above the canvas) and mouse handling (the canvas lets the pointer

@@ -491,7 +491,6 @@ export class SharedTerminalElement extends LitElement {
         return;
       }
       this.floodLeaveTimer = undefined;
-      this.flooding = false;
       this.leaveFloodScreen();
     };
     check();
