@@ -96,17 +96,23 @@ describe('PTY adapter over DSH 0.1.0-rc.8 subprocess-local', () => {
     assert.ok(!pidAlive(handle.pid));
   });
 
-  it('disposing the owner ends the whole process tree, background jobs and a child in its own session included', async () => {
-    // The inner bash has no job control, so setsid(1) does not fork: the sleep starts a new session but stays
-    // in the shell's tree. (A program that double-forks away, a daemon, leaves the tree as in any terminal.)
+  it('disposing the owner ends the whole process tree, background jobs and children in their own session included', async () => {
+    // Two ways to a new session. The inner bash has no job control, so setsid(1) does not fork there: that
+    // sleep stays in the shell's tree. At the interactive prompt setsid forks and its parent exits: that
+    // sleep belongs to init, outside the tree and the session, and only the process-tree mark finds it.
     // Durations unique to this run, so that nothing else on the machine matches.
-    const [first, second] = [`${1000 + (process.pid % 5000)}.1`, `${1000 + (process.pid % 5000)}.2`];
-    await runTool(hub, 'b', 'shared_terminal_send', { text: `sleep ${first} & bash -c 'setsid sleep ${second} & wait' & true` });
+    const base = 1000 + (process.pid % 5000);
+    const [first, second, third] = [`${base}.1`, `${base}.2`, `${base}.3`];
+    await runTool(hub, 'b', 'shared_terminal_send', {
+      text: `sleep ${first} & bash -c 'setsid sleep ${second} & wait' & setsid sleep ${third} & true`,
+    });
     const shell = hub.get('b')!.generation!.pid;
     const tree = await waitFor(() => {
-      const found = [...processesMatching(`sleep ${first}`), ...processesMatching(`sleep ${second}`)];
-      return found.length === 2 ? [...found, ...descendants(shell)] : undefined;
+      const found = [first, second, third].flatMap((duration) => processesMatching(`sleep ${duration}`));
+      const settled = found.length === 3 && processesMatching(`setsid sleep ${third}`).length === 0;
+      return settled ? [...found, ...descendants(shell)] : undefined;
     }, 'the background children');
+    assert.ok(!descendants(shell).includes(processesMatching(`sleep ${third}`)[0]!), 'the forked setsid child is still in the tree');
     await hub.dispose('b');
     await waitFor(() => [shell, ...tree].every((pid) => !pidAlive(pid)), 'every process of the tree to end', 8000);
   });

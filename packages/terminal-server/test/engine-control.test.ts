@@ -6,8 +6,8 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { descendantPids, runRead, runReset, runSend, runSignal, sessionProcesses, utf8Length } from '../src/index.ts';
-import { makeHub, pidAlive, recordingProvider, sleep, type TestHub, waitFor } from './helpers/engine.ts';
+import { descendantPids, runRead, runReset, runSend, runSignal, utf8Length } from '../src/index.ts';
+import { makeHub, pidAlive, processesRunning, recordingProvider, sleep, type TestHub, waitFor } from './helpers/engine.ts';
 
 describe('engine: the prompt cannot be forged', () => {
   let t: TestHub;
@@ -273,15 +273,31 @@ describe('engine: limits', () => {
 describe('engine: disposal', () => {
   it('disposing an owner leaves no process of its tree alive, and other owners intact', async () => {
     const t = makeHub({ disposeGraceMs: 500 });
+    // Durations unique to this run name the four background jobs, so the check below finds them wherever
+    // they went, whether the engine knew of them or not.
+    const tag = 5000 + Math.floor(Math.random() * 4000);
+    const jobs = [1, 2, 3, 4].map((n) => ['sleep', `${tag}.${n}`]);
     try {
       await runSend(t.hub, 'keep', { text: 'echo kept' });
-      await runSend(t.hub, 'gone', { text: 'sleep 1000 & (trap "" HUP TERM; sleep 1001) & setsid sleep 1002 & nohup sleep 1003 >/dev/null 2>&1 &' });
+      await runSend(t.hub, 'gone', {
+        text: `sleep ${tag}.1 & (trap "" HUP TERM; sleep ${tag}.2) & setsid sleep ${tag}.3 & nohup sleep ${tag}.4 >/dev/null 2>&1 &`,
+      });
       const owner = t.hub.get('gone')!;
       const shell = owner.generation!.pid;
-      const tree = [shell, ...(await descendantPids(shell)), ...(await sessionProcesses(shell)).map((s) => s.pid)];
-      assert.ok(tree.length >= 5, `expected the shell and its background jobs, got ${tree.length}`);
+      // Wait until every job runs and setsid's parent has exited: its child then belongs to init, outside
+      // both the shell's tree and its session (the case a tree walk alone misses).
+      await waitFor(
+        () => jobs.every((argv) => processesRunning(argv).length === 1) && processesRunning(['setsid', ...jobs[2]!]).length === 0,
+        'the four background jobs to run',
+      );
+      const escaped = processesRunning(jobs[2]!)[0]!;
+      assert.ok(!(await descendantPids(shell)).includes(escaped), 'the setsid job is still a descendant of the shell');
       await t.hub.dispose('gone');
-      await waitFor(() => tree.every((pid) => !pidAlive(pid)), 'every process of the tree to end', 5000);
+      await waitFor(
+        () => !pidAlive(shell) && jobs.every((argv) => processesRunning(argv).length === 0),
+        'every process of the tree to end',
+        5000,
+      );
       assert.match((await runSend(t.hub, 'keep', { text: 'echo still' })).output, /still$/);
       await assert.rejects(owner.ensure(), /disposed/);
     } finally {

@@ -12,10 +12,16 @@
  *   engine turns into a `signal-refused` result instead of a broken queue;
  * - TERM: rc.8 spawns node-pty with `name: 'dumb'`, which overwrites TERM in the environment; the shell is
  *   therefore started through `/usr/bin/env TERM=<term>` so the configured terminal type wins.
+ * - processes that escaped DSH's tree walk: the shell carries a process-tree mark in its environment, and
+ *   after DSH's terminate every process still marked is ended too (`setsid cmd &` at the prompt leaves both
+ *   the tree and the session once setsid's parent exits; see the engine's pty/process-tree.ts).
  * rc.8's handle has no resize and reports no input-call detail; on Linux it does see input waits.
  */
 import {
+  endProcessTree,
   ForegroundSignalError,
+  newProcessTreeMark,
+  PROCESS_TREE_VARIABLE,
   type ForegroundSignal,
   type PtyHandle,
   type PtyProvider,
@@ -42,9 +48,13 @@ class DshPtyHandle implements PtyHandle {
   readonly output: SubprocessTerminalHandle['output'];
   readonly done: PtyHandle['done'];
   private readonly handle: SubprocessTerminalHandle;
+  private readonly treeMark: string;
+  private readonly graceMs: number;
 
-  constructor(handle: SubprocessTerminalHandle) {
+  constructor(handle: SubprocessTerminalHandle, treeMark: string, graceMs: number) {
     this.handle = handle;
+    this.treeMark = treeMark;
+    this.graceMs = graceMs;
     this.pid = handle.pid;
     this.output = handle.output;
     // A string decoder on the stream: multi-byte characters split across chunks are completed, not replaced.
@@ -76,8 +86,9 @@ class DshPtyHandle implements PtyHandle {
     }
   }
 
-  terminate(): Promise<void> {
-    return this.handle.terminate();
+  async terminate(): Promise<void> {
+    await this.handle.terminate();
+    await endProcessTree([], this.treeMark, this.graceMs);
   }
 }
 
@@ -86,16 +97,17 @@ export function createDshPtyProvider(runtime: () => SubprocessRuntime): PtyProvi
   return {
     async spawn(spec: PtySpawnSpec): Promise<PtyHandle> {
       spec.signal?.throwIfAborted();
+      const treeMark = newProcessTreeMark();
       const handle = await runtime().spawnTerminal({
         argv: withTerm(spec.argv, spec.term),
         cwd: spec.cwd,
-        env: spec.env,
+        env: { ...spec.env, [PROCESS_TREE_VARIABLE]: treeMark },
         rows: spec.rows,
         cols: spec.cols,
         graceMs: spec.graceMs,
         ...(spec.signal ? { signal: spec.signal } : {}),
       });
-      return new DshPtyHandle(handle);
+      return new DshPtyHandle(handle, treeMark, spec.graceMs);
     },
   };
 }

@@ -16,26 +16,9 @@ import {
 import { within } from '../time.ts';
 import { signalFront } from './signal-front.ts';
 import { descendantPids, inspectDarwinForeground, inspectLinuxForeground, readProcStatSync, sessionProcesses } from './procfs.ts';
+import { endProcessTree, newProcessTreeMark, PROCESS_TREE_VARIABLE } from './process-tree.ts';
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-function trySignal(pid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(pid, signal);
-  } catch {
-    // already gone
-  }
-}
 
 class NodePtyHandle implements PtyHandle {
   readonly pid: number;
@@ -45,12 +28,14 @@ class NodePtyHandle implements PtyHandle {
   private readonly pty: nodePty.IPty;
   private readonly ptsPath: string;
   private readonly graceMs: number;
+  private readonly treeMark: string;
   private exited = false;
 
-  constructor(pty: nodePty.IPty, graceMs: number) {
+  constructor(pty: nodePty.IPty, graceMs: number, treeMark: string) {
     this.pty = pty;
     this.pid = pty.pid;
     this.graceMs = graceMs;
+    this.treeMark = treeMark;
     this.ptsPath = (pty as unknown as { ptsName?: string }).ptsName ?? '';
     const output = new Readable({
       encoding: 'utf8',
@@ -108,20 +93,14 @@ class NodePtyHandle implements PtyHandle {
   }
 
   async terminate(): Promise<void> {
-    // Collect the tree first: processes that left the session (setsid) are still descendants.
+    // Collect the tree first: a process that left the session (setsid) is still a descendant until its
+    // parent exits, and marked after that (see process-tree.ts).
     const pids = new Set<number>([this.pid]);
     if (process.platform === 'linux') {
       for (const pid of await descendantPids(this.pid)) pids.add(pid);
       for (const stat of await sessionProcesses(this.pid)) pids.add(stat.pid);
     }
-    for (const pid of pids) {
-      trySignal(pid, 'SIGHUP');
-      trySignal(pid, 'SIGCONT');
-      trySignal(pid, 'SIGTERM');
-    }
-    const deadline = Date.now() + this.graceMs;
-    while (Date.now() < deadline && [...pids].some(alive)) await sleep(20);
-    for (const pid of pids) if (alive(pid)) trySignal(pid, 'SIGKILL');
+    await endProcessTree(pids, this.treeMark, this.graceMs);
     try {
       this.pty.kill('SIGKILL');
     } catch {
@@ -145,14 +124,15 @@ export function createNodePtyProvider(): PtyProvider {
       spec.signal?.throwIfAborted();
       const [file, ...args] = spec.argv;
       if (!file) throw new Error('spawn needs an executable in argv[0]');
+      const treeMark = newProcessTreeMark();
       const pty = nodePty.spawn(file, args, {
         name: spec.term ?? spec.env['TERM'] ?? 'xterm-256color',
         cols: spec.cols,
         rows: spec.rows,
         cwd: spec.cwd,
-        env: spec.env,
+        env: { ...spec.env, [PROCESS_TREE_VARIABLE]: treeMark },
       });
-      return new NodePtyHandle(pty, spec.graceMs);
+      return new NodePtyHandle(pty, spec.graceMs, treeMark);
     },
   };
 }

@@ -89,6 +89,30 @@ export async function sessionProcesses(sessionId: number): Promise<ProcStat[]> {
   return stats.filter((s): s is ProcStat => s !== undefined && s.session === sessionId);
 }
 
+/**
+ * Every process whose environment, as it was when the process started, holds `name=value`. A process
+ * that left the shell's session (setsid) and whose parent then exited has been handed to init: it is
+ * neither a descendant nor in the session any more, but it still carries the environment it inherited.
+ * Processes of other users cannot be read and are skipped (they cannot be ours).
+ */
+export async function processesWithEnvironment(name: string, value: string): Promise<number[]> {
+  const entry = Buffer.from(`${name}=${value}\0`);
+  const entries = await fs.readdir('/proc').catch(() => [] as string[]);
+  const found = await Promise.all(
+    entries
+      .filter((e) => /^\d+$/.test(e))
+      .map(async (e) => {
+        const environ = await fs.readFile(`/proc/${e}/environ`).catch(() => undefined);
+        if (!environ) return undefined;
+        for (let at = environ.indexOf(entry); at >= 0; at = environ.indexOf(entry, at + 1)) {
+          if (at === 0 || environ[at - 1] === 0) return Number(e);
+        }
+        return undefined;
+      }),
+  );
+  return found.filter((pid): pid is number => pid !== undefined);
+}
+
 /** Descendants of `rootPid` (children files when the kernel has them, else a /proc scan). */
 export async function descendantPids(rootPid: number): Promise<number[]> {
   const found: number[] = [];

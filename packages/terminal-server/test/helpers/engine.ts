@@ -1,5 +1,5 @@
 /** Test helpers: a hub on real PTYs in a private working directory, and small utilities. */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TerminalHub, createNodePtyProvider, resolveConfig, type PtyHandle, type PtyProvider, type TerminalConfig } from '../../src/index.ts';
@@ -68,4 +68,19 @@ export function pidAlive(pid: number): boolean {
   } catch {
     return false;
   }
+}
+
+/** Pids of the live processes whose command line is exactly `argv` (found by scanning /proc). */
+export function processesRunning(argv: string[]): number[] {
+  const wanted = `${argv.join('\0')}\0`;
+  const found: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8') === wanted && pidAlive(Number(entry))) found.push(Number(entry));
+    } catch {
+      // ended while we looked
+    }
+  }
+  return found;
 }
