@@ -3,10 +3,11 @@
  * on real PTYs.
  */
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { descendantPids, runRead, runReset, runSend, runSignal, utf8Length } from '../src/index.ts';
+import { descendantPids, markedProcesses, PROCESS_TREE_VARIABLE, runRead, runReset, runSend, runSignal, utf8Length } from '../src/index.ts';
 import { makeHub, pidAlive, processesRunning, recordingProvider, sleep, type TestHub, waitFor } from './helpers/engine.ts';
 
 describe('engine: the prompt cannot be forged', () => {
@@ -271,6 +272,25 @@ describe('engine: limits', () => {
 });
 
 describe('engine: disposal', () => {
+  it('the process-tree mark matches whole entries only', async () => {
+    const mark = 'f00d'.repeat(6);
+    const envs = [
+      { [PROCESS_TREE_VARIABLE]: mark },
+      { [PROCESS_TREE_VARIABLE]: `${mark}0` },
+      { [`X${PROCESS_TREE_VARIABLE}`]: mark },
+      { OTHER: `${PROCESS_TREE_VARIABLE}=${mark}` },
+    ];
+    const children = envs.map((env) => spawn('sleep', ['30'], { env, stdio: 'ignore' }));
+    try {
+      // Until exec, a child's /proc environ is still this process's.
+      const started = (pid: number | undefined) => pid !== undefined && readFileSync(`/proc/${pid}/cmdline`, 'utf8').startsWith('sleep\0');
+      await waitFor(() => children.every((child) => started(child.pid)), 'the children to start');
+      assert.deepEqual(await markedProcesses(mark), [children[0]!.pid]);
+    } finally {
+      for (const child of children) child.kill('SIGKILL');
+    }
+  });
+
   it('disposing an owner leaves no process of its tree alive, and other owners intact', async () => {
     const t = makeHub({ disposeGraceMs: 500 });
     // Durations unique to this run name the four background jobs, so the check below finds them wherever
