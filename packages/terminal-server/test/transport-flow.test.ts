@@ -12,7 +12,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { ATTACH_HISTORY_LINES, ManualClock, SEND_QUEUE_BYTES, runSend } from '../src/index.ts';
+import { ATTACH_HISTORY_LINES, ManualClock, SEND_QUEUE_BYTES, runSend, type OutputEvent } from '../src/index.ts';
 import { FLOW_WINDOW_CHARS, type ServerFrame, type SnapshotFrame } from '../src/protocol/index.ts';
 import { type FreezableProxy, type Harness, assertSameScreen, startHarness, startProxy, until } from './helpers/transport-harness.ts';
 
@@ -106,26 +106,28 @@ describe('transport flow control', () => {
     slow.terminate();
   });
 
-  test('a view that stops acking never slows the shell: it holds a window, skips the rest, then catches up and gets its history back', async () => {
+  test('a view that stops acking never slows the shell: it holds a window, skips the rest, gets the prompt\'s screen, then its history back', async () => {
     const { view: controller, stats } = await viewThatStoppedAcking('window');
     const lines = 30_000;
+    const charsBefore = controller.outputChars;
+    const snapshotsBefore = controller.snapshots;
     const flood = await runSend(h.hub, 'window', { text: `seq -f 'window flood line %g of a flood the view cannot keep up with' 1 ${lines}; echo window-done` });
     assert.equal(flood.waitReason, 'prompt', 'the flood finished although the view stopped acking');
     const held = stats();
-    assert.ok(held.holding, 'output is held for the view');
     assert.ok(held.unackedChars <= FLOW_WINDOW_CHARS + 65_536, `at most a window (and one chunk) in flight (${held.unackedChars})`);
     assert.ok(held.skippedChars > 1_000_000, `the rest was skipped (${held.skippedChars})`);
-    const outputsBefore = controller.outputs;
-    const snapshotsBefore = controller.snapshots;
-
-    controller.acksPaused = false;
-    controller.ackNow();
+    // The prompt back is awaited output: its screen comes without an ack.
     await controller.waitFor(() => controller.snapshots > snapshotsBefore, 'a catch-up snapshot');
     const caughtUp = controller.frames.filter((f) => f.type === 'snapshot').at(snapshotsBefore);
     assert.ok(caughtUp && caughtUp.type === 'snapshot' && caughtUp.historyLines === 0, 'the catch-up carries the screen alone');
-    assert.ok(controller.outputs - outputsBefore < 5, 'the skipped output was not sent');
+    assert.match(caughtUp.replay, /window-done/);
+    const sent = controller.outputChars - charsBefore;
+    assert.ok(sent <= FLOW_WINDOW_CHARS + 65_536, `the skipped output was not sent (${sent} characters were)`);
     assert.ok(!controller.notices.some((n) => n.code === 'resynced'), 'a catch-up is silent');
-    // Once output is quiet the full snapshot follows: the replica equals the server, history included.
+
+    // Once the page acks and output is quiet the full snapshot follows: the replica equals the server.
+    controller.acksPaused = false;
+    controller.ackNow();
     await assertSameScreen(h, 'window', controller);
     const last = controller.frames.filter((f) => f.type === 'snapshot').at(-1);
     assert.ok(last && last.type === 'snapshot' && last.historyLines > 900, `the history came back (${last?.type === 'snapshot' ? last.historyLines : '?'} lines)`);
@@ -164,12 +166,19 @@ describe('transport flow control', () => {
     view.ackNow();
     await assertSameScreen(h, 'screens', view);
 
-    // A catch-up acked after a little output: that output follows as output (cheaper than another screen).
+    // A catch-up acked after a little output: that output follows as output (cheaper than another screen),
+    // the prompt that ends it too. (The burst's own prompt brought the catch-up, without an ack.)
     view.acksPaused = true;
-    await runSend(h.hub, 'screens', { text: "seq -f 'screens burst line %g' 1 20000" });
-    await view.waitFor(() => stats().skippedChars > 0 && stats().holding, 'the burst skipped');
     const catchUps = stats().catchUps;
-    const caughtUp = await nextSnapshot('the catch-up after the burst');
+    const skipped = stats().skippedChars;
+    const beforeBurst = view.frames.length;
+    await runSend(h.hub, 'screens', { text: "seq -f 'screens burst line %g' 1 20000" });
+    await view.waitFor(
+      () => stats().skippedChars > skipped && view.frames.slice(beforeBurst).some((f) => f.type === 'snapshot'),
+      'the burst skipped, and its prompt\'s screen',
+    );
+    assert.equal(stats().catchUps, catchUps + 1);
+    const caughtUp = view.frames.findIndex((f, i) => i >= beforeBurst && f.type === 'snapshot');
     await runSend(h.hub, 'screens', { text: 'echo screens-tail-line' });
     await view.waitFor(() => view.settled, 'the catch-up parsed');
     view.ackNow();
@@ -207,11 +216,14 @@ describe('transport flow control', () => {
       assert.ok(latest.sequence >= echoSequence, `the screen (sequence ${latest.sequence}) is at least as new as the echo (${echoSequence})`);
       assert.equal(latest.historyLines, 0, 'a catch-up: the screen alone');
     }
-    // Keys that echo nothing printable (Enter) send no extra screen.
+    // Keys that echo nothing printable (Backspace) send no extra screen.
     const quiet = view.snapshots;
-    view.type('\r');
+    view.type('\x7f');
     await new Promise((resolve) => setTimeout(resolve, 300));
     assert.equal(view.snapshots, quiet, 'no screen for a key without a printable echo');
+    // Enter draws a new prompt (qw: command not found): awaited output, a screen without an ack.
+    view.type('\r');
+    await view.waitFor(() => view.snapshots > quiet, 'the screen of the new prompt, unacked');
     view.acksPaused = false;
     view.ackNow();
     await runSend(h.hub, 'typed', { text: 'kill %1 2>/dev/null; true' });
@@ -251,9 +263,7 @@ describe('transport flow control', () => {
     const started = await runSend(h.hub, 'held-echo', { text: job });
     assert.equal(started.waitReason, 'prompt');
     writeFileSync(join(dir, 'fill'), '');
-    const dbg = setInterval(() => console.error('DBG', JSON.stringify(stats()), view.snapshots), 1000);
     await view.waitFor(() => stats().heldChars > 0, 'output held behind the full window');
-    clearInterval(dbg);
     assert.equal(stats().skippedChars, 0, 'nothing dropped yet');
     let echoSequence = Infinity;
     const onOutput = (event: { sequence: number; data: string }) => {
@@ -278,6 +288,28 @@ describe('transport flow control', () => {
     await runSend(h.hub, 'held-echo', { text: 'kill %1 2>/dev/null; true' });
     await assertSameScreen(h, 'held-echo', view);
     rmSync(dir, { recursive: true, force: true });
+    view.terminate();
+  });
+
+  test('a flood that ends at the prompt: the prompt\'s screen goes out at once, without an ack', async () => {
+    const { owner, view, stats } = await viewThatStoppedAcking('prompt-back');
+    let promptSequence = Infinity;
+    const onOutput = (event: OutputEvent) => {
+      if (event.prompt) promptSequence = event.sequence;
+    };
+    owner.on('output', onOutput);
+    const flood = await runSend(h.hub, 'prompt-back', { text: 'seq 1 300000' });
+    assert.equal(flood.waitReason, 'prompt');
+    assert.ok(stats().skippedChars > 0, 'the view skipped part of the flood');
+    assert.notEqual(promptSequence, Infinity, 'the prompt\'s output is marked');
+    // Before this change the view waited for the ack of its last catch-up, which never comes here.
+    const snapshots = () => view.frames.filter((f): f is SnapshotFrame => f.type === 'snapshot');
+    await view.waitFor(() => snapshots().at(-1)!.sequence >= promptSequence, 'a screen with the prompt, unacked');
+    owner.off('output', onOutput);
+    assert.match(snapshots().at(-1)!.replay, /300000/);
+    view.acksPaused = false;
+    view.ackNow();
+    await assertSameScreen(h, 'prompt-back', view);
     view.terminate();
   });
 

@@ -31,6 +31,7 @@ import {
   type ProcessStatus,
   type PromptFact,
   TerminalGeneration,
+  type OutputEvent,
 } from '../terminal/generation.ts';
 
 export interface OwnerState {
@@ -59,7 +60,7 @@ export interface HumanSettled {
 }
 
 export interface OwnerEvents {
-  output: [{ generation: number; sequence: number; data: string }];
+  output: [OutputEvent];
   state: [OwnerState];
   /** A new generation replaced the old one (browsers must re-attach). */
   reset: [{ generation: number }];

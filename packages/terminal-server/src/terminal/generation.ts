@@ -46,8 +46,17 @@ export interface GenerationObserver {
   inputWait(dispatch: number, wait: InputWait): void;
 }
 
+/** Output as read from the PTY (shell markers taken out), numbered within its generation. */
+export interface OutputEvent {
+  generation: number;
+  sequence: number;
+  data: string;
+  /** This chunk drew the shell's prompt (its marker was in it): a person is likely waiting to see it. */
+  prompt?: true;
+}
+
 export interface GenerationEvents {
-  output: [{ generation: number; sequence: number; data: string }];
+  output: [OutputEvent];
   exit: [ProcessStatus & { kind: 'exited' }];
 }
 
@@ -275,11 +284,13 @@ export class TerminalGeneration extends EventEmitter<GenerationEvents> {
       markers = markers.filter((m) => m.at >= first.at && m !== first).map((m) => ({ ...m, at: m.at - first.at }));
     }
     if (text.length === 0 && markers.length === 0) return;
+    const sawPrompt = markers.some((m) => m.kind === 'B');
     if (text.length > 0) {
       // Views get output as it is read, not after the mirror parsed it (a keystroke's echo does not wait for
       // the parse queue); snapshots name the last chunk queued before them, so the two stay consistent.
       this.sequenceNumber += 1;
-      this.emit('output', { generation: this.generation, sequence: this.sequenceNumber, data: text });
+      // (A marker read alone, after its prompt's text, marks nothing: that prompt then waits its turn.)
+      this.emit('output', { generation: this.generation, sequence: this.sequenceNumber, data: text, ...(sawPrompt ? { prompt: true } : {}) });
     }
     this.pendingParse += text.length;
     let written = 0;
@@ -297,7 +308,6 @@ export class TerminalGeneration extends EventEmitter<GenerationEvents> {
         }
       });
     }
-    const sawPrompt = markers.some((m) => m.kind === 'B');
     this.screen.write(written < text.length ? text.slice(written) : '', () => {
       this.pendingParse -= text.length;
       if (this.releaseParse && this.pendingParse <= MAX_PENDING_PARSE / 2) {

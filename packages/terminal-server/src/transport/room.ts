@@ -13,6 +13,7 @@ import type { WebSocket } from 'ws';
 import type { TerminalConfig } from '../config.ts';
 import type { HumanSession, HumanSettled, OwnerState, OwnerTerminal } from '../hub/owner.ts';
 import type { Clock } from '../queue/clock.ts';
+import type { OutputEvent } from '../terminal/generation.ts';
 import {
   CloseCode,
   PROTOCOL_VERSION,
@@ -64,7 +65,7 @@ export class OwnerRoom implements ViewHost {
     this.owner = owner;
     this.ownerId = owner.ownerId;
     this.context = context;
-    const onOutput = (event: { generation: number; sequence: number; data: string }) => {
+    const onOutput = (event: OutputEvent) => {
       for (const view of this.views) view.pushOutput(event);
     };
     const onState = (state: OwnerState) => {

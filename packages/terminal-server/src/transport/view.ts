@@ -12,7 +12,8 @@
  *   skips ahead: its next frame is a snapshot of the current screen alone (a catch-up). Output waits for the
  *   catch-up's ack; if more came meanwhile than the catch-up weighed, another catch-up follows instead (at
  *   most ten a second: FLOOD_SCREEN_INTERVAL_MS), else the output does. The output that carries a typed
- *   key's echo brings a catch-up at once when it would wait for one or be dropped (see expectEcho). Once
+ *   key's echo (see expectEcho) or the shell's prompt brings a catch-up at once when it would wait for one
+ *   or be dropped: a person sees the key, or the flood's end, without waiting for acks or the pace. Once
  *   output has been quiet for SETTLE_MS, one full snapshot gives it back the whole history. So a slow page
  *   never slows the program (nothing here pauses the shell), and a keystroke's echo or an interrupt's
  *   prompt waits behind at most a window of output, never behind the whole flood. tmux and mosh do the same.
@@ -34,7 +35,7 @@ import {
   type ServerFrame,
   type StatusFrame,
 } from '../protocol/index.ts';
-import type { TerminalGeneration } from '../terminal/generation.ts';
+import type { OutputEvent, TerminalGeneration } from '../terminal/generation.ts';
 import { CLOSE_REASONS, NOTICES, closeReason } from './messages.ts';
 
 /** Bytes a view's socket may have queued (beyond its last snapshot) before it counts as behind. */
@@ -59,12 +60,6 @@ export type ViewPhase = 'attaching' | 'snapshotting' | 'live' | 'behind' | 'clos
 /** Why a view went away. `left`: the browser closed it on purpose (1001, going away: the page was closed,
  *  reloaded or navigated), as opposed to `network`, a connection that dropped. */
 export type CloseKind = 'network' | 'left' | 'protocol' | 'lifecycle' | 'moved';
-
-interface OutputEvent {
-  generation: number;
-  sequence: number;
-  data: string;
-}
 
 export interface ViewHost {
   /** A text frame after attach; the room parses and dispatches it. */
@@ -127,8 +122,8 @@ export class View {
   private skipping = false;
   /** The last character a person typed, while its echo is awaited (see expectEcho). */
   private awaitedEcho: { ch: string; until: number } | undefined;
-  /** The awaited echo came in output that is now held (window full): dropping that output sends a catch-up. */
-  private echoHeld = false;
+  /** Awaited output (an echo, the prompt) is held (window full): dropping that output sends a catch-up. */
+  private awaitedHeld = false;
   /** Size of the catch-up snapshot the view has not acked yet (0: none). Output waits for that ack. */
   private catchUpInFlight = 0;
   /** When the last catch-up went out, and the timer that sends the next one at the flood's pace. */
@@ -350,13 +345,23 @@ export class View {
     return true;
   }
 
-  /** Whether a paced view may get this output now; if not it is held, or dropped once too much is held. */
+  /**
+   * Whether a paced view may get this output now; if not it is held, or dropped once too much is held.
+   *
+   * Two kinds of output are what a person waits to see, and their screen does not wait for the flood's
+   * pace: a typed key's echo, and the prompt back (a flood ended or was interrupted). An echo also goes
+   * without the ack of a catch-up in flight (a key typed into a flood shows on the next screen). A prompt
+   * that finds a catch-up in flight but nothing dropped waits for its ack like any output (the page is
+   * about to ack; another screen would cost it more than the little output held meanwhile).
+   */
   private admit(event: OutputEvent): boolean {
-    if ((this.skipping || this.catchUpInFlight > 0) && this.echoArrived(event)) {
-      // Output that waits for a catch-up: the screen that carries the echo goes at once instead.
+    const echo = this.echoArrived(event); // asked once per chunk: it stops looking once the echo came
+    const awaited = echo || event.prompt === true;
+    if (this.skipping ? awaited : echo && this.catchUpInFlight > 0) {
+      // Output that waits for a catch-up, or would be dropped: the screen that carries it goes at once.
       this.skipAhead();
       this.skippedChars += event.data.length;
-      this.catchUpForEcho();
+      this.catchUpNow();
       return false;
     }
     if (this.skipping) {
@@ -364,12 +369,10 @@ export class View {
       return false;
     }
     const fits = this.unackedChars === 0 || this.unackedChars + event.data.length <= FLOW_WINDOW_CHARS;
-    if (this.held.length === 0 && fits && this.catchUpInFlight === 0) {
-      this.echoArrived(event); // it goes out with this output
-      return true;
-    }
-    // Held behind a full window: the echo goes out with the held output, or, if that is dropped, at once.
-    if (this.echoArrived(event)) this.echoHeld = true;
+    if (this.held.length === 0 && fits && this.catchUpInFlight === 0) return true;
+    // Held behind a full window or a catch-up: it goes out with the held output, or, if that is dropped,
+    // at once.
+    if (awaited) this.awaitedHeld = true;
     this.held.push(event);
     this.heldChars += event.data.length;
     // Faster than the page parses: drop what is held and catch up from the screen when it has room.
@@ -377,24 +380,24 @@ export class View {
     return false;
   }
 
-  /** Drop the held output: the view's next frame is a catch-up snapshot (at once if it held an echo). */
+  /** Drop the held output: the view's next frame is a catch-up snapshot (at once if it held awaited output). */
   private skipAhead(): void {
     this.skippedChars += this.heldChars;
     this.held = [];
     this.heldChars = 0;
     this.skipping = true;
-    if (this.echoHeld) {
-      this.echoHeld = false;
-      this.catchUpForEcho();
+    if (this.awaitedHeld) {
+      this.awaitedHeld = false;
+      this.catchUpNow();
     }
   }
 
   /**
-   * A catch-up now, for a typed key's echo the page would otherwise see only with the next paced one: not
-   * waiting for the ack of what is in flight. Run after the generation has queued the chunk that carries
-   * the echo for its screen (the output event comes before that).
+   * A catch-up now, for awaited output (a typed key's echo, the prompt back) the page would otherwise see
+   * only with the next paced one: not waiting for the ack of what is in flight. Run after the generation
+   * has queued the chunk that carries it for its screen (the output event comes before that).
    */
-  private catchUpForEcho(): void {
+  private catchUpNow(): void {
     queueMicrotask(() => {
       if (this.currentPhase === 'live') void this.refresh({ reason: 'catch-up' });
     });
@@ -510,7 +513,7 @@ export class View {
       this.heldChars -= next.data.length;
       this.sendOutput(next);
     }
-    if (this.held.length === 0) this.echoHeld = false; // it went out with the held output
+    if (this.held.length === 0) this.awaitedHeld = false; // it went out with the held output
   }
 
   /**
@@ -540,7 +543,7 @@ export class View {
     this.held = [];
     this.heldChars = 0;
     this.skipping = false;
-    this.echoHeld = false;
+    this.awaitedHeld = false;
     this.catchUpInFlight = 0;
     this.backfill = false;
   }
