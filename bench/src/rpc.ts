@@ -65,7 +65,8 @@ export class RpcChild<TInfo> {
   static async start<TInfo>(file: URL, args: string[] = [], nodeFlags: string[] = []): Promise<RpcChild<TInfo>> {
     const child = fork(file, args, {
       // BENCH_CPU_PROF=<dir> profiles the servers (node --cpu-prof), to see what costs the time.
-      execArgv: ['--conditions=source', '--expose-gc', '--no-warnings', ...nodeFlags, ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [])],
+      // BENCH_TRACE_GC=1 prints the servers' garbage collections (node --trace-gc), to see their pauses.
+      execArgv: ['--conditions=source', '--expose-gc', '--no-warnings', ...(process.env.BENCH_TRACE_GC ? ['--trace-gc'] : []), ...nodeFlags, ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [])],
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
     const rpc = new RpcChild<TInfo>(child);
