@@ -1,5 +1,5 @@
 /** Small /proc readers shared by both servers (Linux only, like the engine's input-wait detection). */
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { getHeapSpaceStatistics } from 'node:v8';
 
 /** VmRSS of a process in bytes, or 0 when it is gone. */
@@ -35,4 +35,22 @@ export function settledMemory(): MemoryFigures {
 
 export function wallNow(): number {
   return performance.timeOrigin + performance.now();
+}
+
+/**
+ * Start V8's sampling heap profiler in this process, counting objects the collector has freed as well
+ * (the flags in Chromium's protocol), and return what writes the profile to `dir`. Undefined without a dir.
+ */
+export async function startAllocationProfile(dir: string | undefined): Promise<(() => Promise<void>) | undefined> {
+  if (!dir) return undefined;
+  const { Session } = await import('node:inspector/promises');
+  const session = new Session();
+  session.connect();
+  const start: Record<string, unknown> = { samplingInterval: 16384, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true };
+  await session.post('HeapProfiler.startSampling', start);
+  return async () => {
+    const { profile } = await session.post('HeapProfiler.stopSampling');
+    writeFileSync(`${dir}/alloc-${process.pid}.json`, JSON.stringify({ profile }));
+    session.disconnect();
+  };
 }

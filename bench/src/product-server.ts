@@ -8,7 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { elementPage, startPageServer } from '@shared-terminal/element/testing/page-server';
 import { ATTACH_HISTORY_LINES, TerminalHub, createNodePtyProvider, createTerminalTransport, resolveConfig, runSend, runTool, type ToolName } from '@shared-terminal/server';
 import { serveRpc } from './rpc.ts';
-import { rssOf, settledMemory, wallNow } from './proc.ts';
+import { rssOf, settledMemory, startAllocationProfile, wallNow } from './proc.ts';
 import { historyCommand } from './content.ts';
 import type { SnapshotTimes } from './measures.ts';
 
@@ -17,6 +17,9 @@ const bundlePath = new URL('../node_modules/@shared-terminal/element/dist/index.
 if (!existsSync(bundlePath)) throw new Error(`${bundlePath.pathname} is missing: run \`pnpm -r run build\` (npm run bench does) first`);
 const bundle = readFileSync(bundlePath);
 
+// BENCH_ALLOC_PROF=<dir>: a sampling profile of every allocation this server makes, collected or not
+// (where its garbage comes from), written to <dir>/alloc-<pid>.json at shutdown.
+const allocationProfiler = await startAllocationProfile(process.env['BENCH_ALLOC_PROF']);
 const cwd = process.argv[2] ?? process.cwd();
 const config = resolveConfig({});
 const hub = new TerminalHub({ config, provider: createNodePtyProvider(), cwd });
@@ -247,6 +250,7 @@ serveRpc(
       return transport.stats();
     },
     async shutdown() {
+      await allocationProfiler?.();
       await transport.close();
       await pages.close();
       await hub.disposeAll();
