@@ -304,6 +304,12 @@ describe('dsh-interactive-terminal in DSH Web 0.1.0-rc.8 (installed from the pac
   it('5a. disposing the Agent ends its terminal\'s whole process tree', async () => {
     const shell = shellIn(web, join(web.workspace, 'lab-tools'));
     assert.ok(shell, 'the lab Agent\'s shell is running');
+    // The send that started them returned at the prompt, before the background `bash -c` had necessarily
+    // exec'd its sleep (CI once looked too early and found one of the two).
+    await waitFor(
+      () => processesMatching(`sleep ${SLEEP(1)}`).length === 1 && processesMatching(`sleep ${SLEEP(2)}`).length === 1,
+      'both background sleeps',
+    );
     const tree = [shell, ...processesMatching(`sleep ${SLEEP(1)}`), ...processesMatching(`sleep ${SLEEP(2)}`)];
     assert.equal(tree.length, 3, `shell and both background sleeps: ${tree}`);
     await web.lab('dispose', { sessionId: 'lab-tools' });
