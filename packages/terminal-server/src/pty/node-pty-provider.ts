@@ -13,12 +13,10 @@ import {
   type PtyProvider,
   type PtySpawnSpec,
 } from './contract.ts';
-import { within } from '../time.ts';
+import { sleep, within } from '../time.ts';
 import { signalFront } from './signal-front.ts';
 import { descendantPids, inspectDarwinForeground, inspectLinuxForeground, readProcStatSync, sessionProcesses } from './procfs.ts';
 import { endProcessTree, newProcessTreeMark, PROCESS_TREE_VARIABLE } from './process-tree.ts';
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 class NodePtyHandle implements PtyHandle {
   readonly pid: number;

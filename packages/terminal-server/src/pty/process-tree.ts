@@ -7,12 +7,11 @@
  * it) still escapes; only a cgroup would catch that. Linux only: elsewhere the mark is set but not read.
  */
 import { randomBytes } from 'node:crypto';
+import { sleep } from '../time.ts';
 import { processesWithEnvironment } from './procfs.ts';
 
 /** The environment variable that carries the mark (visible to the user's programs; harmless). */
 export const PROCESS_TREE_VARIABLE = 'SHARED_TERMINAL_TREE';
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** A new mark: 24 hex digits, so that no two terminals, nor anything else, share one. */
 export function newProcessTreeMark(): string {
@@ -25,7 +24,7 @@ export async function markedProcesses(mark: string): Promise<number[]> {
   return (await processesWithEnvironment(PROCESS_TREE_VARIABLE, mark)).filter((pid) => pid !== process.pid);
 }
 
-export function processAlive(pid: number): boolean {
+function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -34,7 +33,7 @@ export function processAlive(pid: number): boolean {
   }
 }
 
-export function trySignal(pid: number, signal: NodeJS.Signals): void {
+function trySignal(pid: number, signal: NodeJS.Signals): void {
   try {
     process.kill(pid, signal);
   } catch {
@@ -51,6 +50,8 @@ export async function endProcessTree(pids: Iterable<number>, mark: string, grace
   const targets = new Set<number>(pids);
   for (const pid of await markedProcesses(mark)) targets.add(pid);
   targets.delete(process.pid);
+  // Nothing left to end (DSH's own terminate took the tree): no marked process can start another either.
+  if (targets.size === 0) return;
   for (const pid of targets) {
     trySignal(pid, 'SIGHUP');
     trySignal(pid, 'SIGCONT');

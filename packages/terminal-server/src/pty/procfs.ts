@@ -77,15 +77,15 @@ function parseProcStat(pid: number, text: string): ProcStat | undefined {
   };
 }
 
+/** The pid of every process /proc lists now (none when /proc cannot be read). */
+async function allPids(): Promise<number[]> {
+  const entries = await fs.readdir('/proc').catch(() => [] as string[]);
+  return entries.filter((e) => /^\d+$/.test(e)).map(Number);
+}
+
 /** Every process of `sessionId` (the shell's session), found by scanning /proc. */
 export async function sessionProcesses(sessionId: number): Promise<ProcStat[]> {
-  let entries: string[];
-  try {
-    entries = await fs.readdir('/proc');
-  } catch {
-    return [];
-  }
-  const stats = await Promise.all(entries.filter((e) => /^\d+$/.test(e)).map((e) => readProcStat(Number(e))));
+  const stats = await Promise.all((await allPids()).map((pid) => readProcStat(pid)));
   return stats.filter((s): s is ProcStat => s !== undefined && s.session === sessionId);
 }
 
@@ -97,18 +97,15 @@ export async function sessionProcesses(sessionId: number): Promise<ProcStat[]> {
  */
 export async function processesWithEnvironment(name: string, value: string): Promise<number[]> {
   const entry = Buffer.from(`${name}=${value}\0`);
-  const entries = await fs.readdir('/proc').catch(() => [] as string[]);
   const found = await Promise.all(
-    entries
-      .filter((e) => /^\d+$/.test(e))
-      .map(async (e) => {
-        const environ = await fs.readFile(`/proc/${e}/environ`).catch(() => undefined);
-        if (!environ) return undefined;
-        for (let at = environ.indexOf(entry); at >= 0; at = environ.indexOf(entry, at + 1)) {
-          if (at === 0 || environ[at - 1] === 0) return Number(e);
-        }
-        return undefined;
-      }),
+    (await allPids()).map(async (pid) => {
+      const environ = await fs.readFile(`/proc/${pid}/environ`).catch(() => undefined);
+      if (!environ) return undefined;
+      for (let at = environ.indexOf(entry); at >= 0; at = environ.indexOf(entry, at + 1)) {
+        if (at === 0 || environ[at - 1] === 0) return pid;
+      }
+      return undefined;
+    }),
   );
   return found.filter((pid): pid is number => pid !== undefined);
 }
@@ -140,8 +137,7 @@ export async function descendantPids(rootPid: number): Promise<number[]> {
   }
   if (!useScan) return found;
   // Fallback: build the tree from a full scan.
-  const all = await fs.readdir('/proc').catch(() => [] as string[]);
-  const stats = (await Promise.all(all.filter((e) => /^\d+$/.test(e)).map((e) => readProcStat(Number(e))))).filter(
+  const stats = (await Promise.all((await allPids()).map((pid) => readProcStat(pid)))).filter(
     (s): s is ProcStat => s !== undefined,
   );
   const byParent = new Map<number, number[]>();

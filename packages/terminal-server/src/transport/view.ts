@@ -46,7 +46,7 @@ const MAX_EARLY_FRAMES = 32;
 export const HELD_MAX_CHARS = 65_536;
 /** Quiet time after which a view that caught up without its history gets the full snapshot. */
 export const SETTLE_MS = 250;
-/** Shortest time between two catch-ups of a flood (10 screens a second), echo screens aside (see nextFloodScreen). */
+/** Shortest time between two catch-ups of a flood (10 screens a second), screens a person waits for aside (see admit). */
 export const FLOOD_SCREEN_INTERVAL_MS = 100;
 /** How long a typed character's echo is looked for in a flood's output (see View.expectEcho). */
 const ECHO_WAIT_MS = 1000;
@@ -520,7 +520,7 @@ export class View {
    * The next catch-up of a flood, at most one per FLOOD_SCREEN_INTERVAL_MS. The page could take one per
    * frame it draws, but a flood's screens are a blur to a person, and on a small machine every screen the
    * page parses and draws is CPU the program, the shell's echo and the server do not get. A screen that
-   * carries a typed key's echo does not wait for this pace (see admit).
+   * carries a typed key's echo or the prompt back does not wait for this pace (see admit).
    */
   private nextFloodScreen(): void {
     if (this.paceTimer !== undefined) return;
