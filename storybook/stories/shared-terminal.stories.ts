@@ -212,8 +212,9 @@ function floodScreen(n: number, rows: number): string {
   return screen;
 }
 
-/** A flood the page cannot keep up with: the server sends whole screens (catch-ups, up to ten a second), and the element
- *  draws them on its flood canvas instead of xterm.js's rows (the last one stays until output streams). */
+/** A flood the page cannot keep up with: the server sends whole screens (catch-ups, up to ten a second),
+ *  and the element draws them on its flood canvas instead of xterm.js's rows (the last one stays until
+ *  output streams). */
 export const FloodCatchUps: Story = {
   args: {
     script: async (server, el) => {
