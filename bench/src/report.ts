@@ -60,9 +60,23 @@ const signedMib = (bytes: number) => (bytes < 0 ? `−${mib(-bytes)}` : `+${mib(
 const flat = <T>(lists: T[][]) => lists.flat();
 const over = (value: number, limit: number) => (value <= limit ? `${round(limit - value, 1)} under` : `${round(value - limit, 1)} over (${round(value / limit, 2)}x the goal)`);
 
+/**
+ * Every typed key of `runs`: its latency, its place in its run, and its server read time when the run has
+ * one for every key (a run records a read only when the server reported one, so a shorter list cannot be
+ * matched to its keys).
+ */
+function typedKeys(runs: EchoRun[]): { latency: number; index: number; read: number | undefined }[] {
+  return flat(
+    runs.map((r) => {
+      const reads = r.reads && r.reads.length === r.latencies.length ? r.reads : undefined;
+      return r.latencies.map((latency, index) => ({ latency, index, read: reads?.[index] }));
+    }),
+  );
+}
+
 /** The slowest tenth of the keys that have a server read time: how much of each was the read (medians). */
 function slowestTenth(runs: EchoRun[]): { keys: number; total: number; read: number } {
-  const pairs = flat(runs.map((r) => (r.reads && r.reads.length === r.latencies.length ? r.latencies.map((latency, i) => ({ latency, read: r.reads![i]! })) : [])));
+  const pairs = typedKeys(runs).filter((k): k is { latency: number; index: number; read: number } => k.read !== undefined);
   const slow = pairs.sort((a, b) => b.latency - a.latency).slice(0, Math.max(1, Math.round(pairs.length / 10)));
   if (pairs.length === 0) return { keys: 0, total: NaN, read: NaN };
   return { keys: slow.length, total: round(median(slow.map((p) => p.latency)), 1), read: round(median(slow.map((p) => p.read)), 1) };
@@ -71,11 +85,15 @@ function slowestTenth(runs: EchoRun[]): { keys: number; total: number; read: num
 /** The slowest 1% of all keys (those at or above the pooled p99): how many were among the first three keys
  *  of their run (the lease opens with the first), and the median of their server read and of the rest. */
 function slowestHundredth(runs: EchoRun[]): { keys: number; early: number; read: number; page: number } {
-  const keys = flat(runs.map((r) => r.latencies.map((latency, index) => ({ latency, index, read: r.reads?.[index] }))));
+  const keys = typedKeys(runs);
   const slow = keys.sort((a, b) => b.latency - a.latency).slice(0, Math.max(1, Math.ceil(keys.length / 100)));
-  const reads = slow.map((k) => k.read).filter((v): v is number => v !== undefined && Number.isFinite(v));
-  const pages = slow.filter((k) => k.read !== undefined && Number.isFinite(k.read)).map((k) => k.latency - k.read!);
-  return { keys: slow.length, early: slow.filter((k) => k.index < 3).length, read: round(median(reads), 1), page: round(median(pages), 1) };
+  const timed = slow.filter((k): k is { latency: number; index: number; read: number } => k.read !== undefined && Number.isFinite(k.read));
+  return {
+    keys: slow.length,
+    early: slow.filter((k) => k.index < 3).length,
+    read: round(median(timed.map((k) => k.read)), 1),
+    page: round(median(timed.map((k) => k.latency - k.read)), 1),
+  };
 }
 
 /** RSS and held memory (heap used + external) that each of the 2nd, 3rd and 4th terminals added. */
