@@ -5,11 +5,12 @@
  * bench/REPORT.md.
  *
  * Options: --runs N (default 3), --only a,b (throughput, echo, tools, reconnect, memory, interrupt,
- * history), --keys N (keys per echo run, default 100), --no-write (print only), --from results.json (only
+ * history), --keys N (keys per echo run, default 100), --no-write (print only), --raw FILE (write only the raw
+ * samples to FILE, for A/B work), --from results.json (only
  * rewrite REPORT.md from an earlier run's raw samples).
  */
 import { cpus, loadavg, totalmem } from 'node:os';
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { chromium } from 'playwright-core';
 import { chromiumLaunchOptions } from '@shared-terminal/element/testing/chromium';
@@ -28,6 +29,8 @@ const { values } = parseArgs({
     runs: { type: 'string', default: '3' },
     only: { type: 'string' },
     'no-write': { type: 'boolean', default: false },
+    // --raw <file>: write only the raw samples there (for A/B work), not REPORT.md or results.json.
+    raw: { type: 'string' },
     keys: { type: 'string', default: '100' },
     from: { type: 'string' },
     // A/B work on 2b: the echo measure runs only the product's flood runs (and the floor); use with --no-write.
@@ -197,7 +200,10 @@ try {
 raw.load.end = load();
 raw.finishedAt = new Date().toISOString();
 raw.durationSeconds = Math.round((Date.now() - began) / 1000);
-if (values['no-write']) console.log(JSON.stringify(raw, null, 2).slice(0, 4000));
+if (values.raw) {
+  writeFileSync(values.raw, JSON.stringify(raw, null, 2));
+  log(`wrote ${values.raw}`);
+} else if (values['no-write']) console.log(JSON.stringify(raw, null, 2).slice(0, 4000));
 else {
   const paths = writeReport(raw, new URL('..', import.meta.url));
   log(`wrote ${paths.join(' and ')}`);

@@ -32,6 +32,8 @@ export class FloodScreen {
   private hideOnRender: { dispose(): void } | null = null;
   private readonly cell: IBufferCell;
   private font = '';
+  /** The four faces' CSS font strings for this draw, indexed bold + 2 × italic (made once a draw, not per run). */
+  private faces: [string, string, string, string] = ['', '', '', ''];
   /** Where text sits in a cell: the baseline's distance from the cell's top, as CSS lays out a row. */
   private baseline = 0;
   private readonly term: Terminal;
@@ -56,7 +58,11 @@ export class FloodScreen {
     canvas.className = 'flood-screen';
     canvas.hidden = true;
     canvas.setAttribute('aria-hidden', 'true');
-    const context = canvas.getContext('2d', { alpha: false });
+    // Desynchronized: its frames reach the compositor by themselves. A canvas in step with the page is copied
+    // into the page's frame on the main thread at every commit (with software compositing, 3–4 ms of a 4 MB
+    // screen, and the main thread blocked in the commit); this one is not, and a flood's screens are a blur that
+    // need not wait for the rest of the page. It may tear where the platform draws it to the front buffer.
+    const context = canvas.getContext('2d', { alpha: false, desynchronized: true });
     if (!context) return null;
     // After the rows, before the selection layer: a selection stays visible above it.
     rows.after(canvas);
@@ -68,13 +74,17 @@ export class FloodScreen {
     return this.active;
   }
 
-  /** From now on the canvas is the screen: xterm's rows are no longer built (call before writing a catch-up). */
+  /**
+   * From now on the canvas is the screen: xterm's rows are no longer built (call before writing a catch-up).
+   * xterm's scrollbar is hidden meanwhile (styles.ts): catch-ups carry no history, and each one moved it.
+   */
   enter(): void {
     if (this.failed) return;
     this.hideOnRender?.dispose();
     this.hideOnRender = null;
     this.active = true;
     this.internals.renderService._isPaused = true;
+    this.term.element?.classList.add('flood-screen-active');
   }
 
   /** Draw the buffer as it is at the next frame (several catch-ups parsed in one frame are drawn once). */
@@ -98,6 +108,7 @@ export class FloodScreen {
   leave(): void {
     if (!this.active) return;
     this.active = false;
+    this.term.element?.classList.remove('flood-screen-active');
     if (this.drawRequest) cancelAnimationFrame(this.drawRequest);
     this.drawRequest = 0;
     this.internals.renderService._isPaused = false;
@@ -137,7 +148,8 @@ export class FloodScreen {
     ctx.textBaseline = 'alphabetic';
     const buffer = term.buffer.active;
     const options = term.options;
-    this.setFont(false, false, options);
+    this.faces = facesOf(options);
+    this.setFont(false, false);
     const metrics = ctx.measureText('W');
     const advance = metrics.width;
     // A row's line box is one cell high and centres the font's ascent plus descent in it.
@@ -150,14 +162,14 @@ export class FloodScreen {
     const brightBold = options.drawBoldTextInBrightColors !== false;
     for (let y = 0; y < term.rows; y++) {
       const line = buffer.getLine(buffer.viewportY + y);
-      if (line) this.drawLine(line, y, size, colors, brightBold, options);
+      if (line) this.drawLine(line, y, size, colors, brightBold);
     }
-    this.drawCursor(size, colors, options);
+    this.drawCursor(size, colors);
     this.canvas.hidden = false;
   }
 
   /** A row as runs of one style: backgrounds first, then text and lines over them. */
-  private drawLine(line: IBufferLine, y: number, size: CellSize, colors: ThemeColors, brightBold: boolean, options: Terminal['options']): void {
+  private drawLine(line: IBufferLine, y: number, size: CellSize, colors: ThemeColors, brightBold: boolean): void {
     const ctx = this.context;
     const cell = this.cell;
     const cols = this.term.cols;
@@ -170,7 +182,7 @@ export class FloodScreen {
     let runBg = -1;
     let runFlags = -1;
     const flush = (end: number): void => {
-      if (style && text) this.drawRun(style, text, start, end, top, size, options);
+      if (style && text) this.drawRun(style, text, start, end, top, size);
       text = '';
     };
     for (let x = 0; x < cols; x++) {
@@ -197,7 +209,7 @@ export class FloodScreen {
     flush(cols);
   }
 
-  private drawRun(style: CellStyle, text: string, from: number, to: number, top: number, size: CellSize, options: Terminal['options']): void {
+  private drawRun(style: CellStyle, text: string, from: number, to: number, top: number, size: CellSize): void {
     const ctx = this.context;
     const left = from * size.width;
     const width = (to - from) * size.width;
@@ -208,7 +220,7 @@ export class FloodScreen {
     if (style.invisible || (!style.decorated && text.trim() === '')) return;
     ctx.globalAlpha = style.dim ? 0.5 : 1;
     ctx.fillStyle = style.foreground;
-    this.setFont(style.bold, style.italic, options);
+    this.setFont(style.bold, style.italic);
     ctx.fillText(text, left, top + this.baseline);
     const line = Math.max(1, Math.round(size.height / 16));
     if (style.underline) ctx.fillRect(left, top + size.height - line * 2, width, line);
@@ -217,7 +229,7 @@ export class FloodScreen {
     ctx.globalAlpha = 1;
   }
 
-  private drawCursor(size: CellSize, colors: ThemeColors, options: Terminal['options']): void {
+  private drawCursor(size: CellSize, colors: ThemeColors): void {
     const term = this.term;
     const buffer = term.buffer.active;
     const row = buffer.baseY + buffer.cursorY - buffer.viewportY;
@@ -243,20 +255,26 @@ export class FloodScreen {
     const chars = cell?.getChars() ?? '';
     if (chars && chars !== ' ') {
       ctx.fillStyle = colors.cursorAccent.css;
-      this.setFont(!!cell?.isBold(), !!cell?.isItalic(), options);
+      this.setFont(!!cell?.isBold(), !!cell?.isItalic());
       ctx.fillText(chars, left, top + this.baseline);
     }
   }
 
   /** Set the canvas font, only when it changes (parsing a font string is not free). */
-  private setFont(bold: boolean, italic: boolean, options: Terminal['options']): void {
-    const weight = bold ? (options.fontWeightBold ?? 'bold') : (options.fontWeight ?? 'normal');
-    const font = `${italic ? 'italic ' : ''}${weight} ${options.fontSize ?? 15}px ${options.fontFamily ?? 'monospace'}`;
+  private setFont(bold: boolean, italic: boolean): void {
+    const font = this.faces[(bold ? 1 : 0) + (italic ? 2 : 0)]!;
     if (font !== this.font) {
       this.context.font = font;
       this.font = font;
     }
   }
+}
+
+/** The CSS font strings of the regular, bold, italic and bold italic faces (see FloodScreen.faces). */
+function facesOf(options: Terminal['options']): [string, string, string, string] {
+  const face = (bold: boolean, italic: boolean) =>
+    `${italic ? 'italic ' : ''}${bold ? (options.fontWeightBold ?? 'bold') : (options.fontWeight ?? 'normal')} ${options.fontSize ?? 15}px ${options.fontFamily ?? 'monospace'}`;
+  return [face(false, false), face(true, false), face(false, true), face(true, true)];
 }
 
 // ---------------------------------------------------------------------- cell styles

@@ -267,6 +267,11 @@ export const panelStyles = css`
   .xterm .flood-screen[hidden] {
     display: none;
   }
+  /* While it shows, xterm's scrollbar does not: a flood's screens carry no history, and each one moved the
+     slider (a style change and a repaint per screen, with a fade animation on top). */
+  .xterm.flood-screen-active .xterm-scrollable-element > .scrollbar {
+    display: none;
+  }
   /* A renderer parsing a snapshot off screen: laid out (it measures its font) but unseen until swapped in. */
   .renderer.staged {
     position: absolute;

@@ -152,6 +152,11 @@ describe('<shared-terminal>', () => {
     ok(!canvas.hidden, 'the canvas is the screen');
     equal(rowsBuilt, 0, 'no row was built for the catch-up');
     ok(canvas.nextElementSibling?.classList.contains('xterm-selection'), 'the selection layer stays above it');
+    // Its frames go to the compositor without the page's main-thread commit (see FloodScreen.create).
+    equal(canvas.getContext('2d')!.getContextAttributes().desynchronized, true, 'a desynchronized canvas');
+    // A flood's screens carry no history: xterm's scrollbar, which each one would move, is not shown.
+    const scrollbar = shadow(m.el, '.xterm-scrollable-element > .scrollbar.vertical');
+    equal(getComputedStyle(scrollbar).display, 'none', 'no scrollbar over the flood screen');
     const box = canvas.getBoundingClientRect();
     const ratio = canvas.width / box.width;
     const cellWidth = box.width / 60;
@@ -181,6 +186,7 @@ describe('<shared-terminal>', () => {
     // Nothing more: the flood is over, and the rows come back by themselves, rebuilt in full.
     await until(() => canvas.hidden && /between screens/.test(rows.textContent ?? ''), 'the rows back once the flood is quiet');
     ok(/caught up/.test(rows.textContent ?? ''), 'the catch-up is in the rows too');
+    ok(getComputedStyle(scrollbar).display !== 'none', 'the scrollbar is back with the rows');
     m.server.output('streaming again\r\n');
     await parsedAll(m);
     await until(() => /streaming again/.test(rows.textContent ?? ''), 'later output in the rows');
