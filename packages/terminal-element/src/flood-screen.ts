@@ -60,8 +60,9 @@ export class FloodScreen {
     canvas.setAttribute('aria-hidden', 'true');
     // Desynchronized: its frames reach the compositor by themselves. A canvas in step with the page is copied
     // into the page's frame on the main thread at every commit (with software compositing, 3–4 ms of a 4 MB
-    // screen, and the main thread blocked in the commit); this one is not, and a flood's screens are a blur that
-    // need not wait for the rest of the page. It may tear where the platform draws it to the front buffer.
+    // screen, and the main thread blocked in the commit); this one is not (drawing its pixels still happens
+    // here), and a flood's screens are a blur that need not wait for the rest of the page. It may tear where
+    // the platform draws it to the front buffer.
     const context = canvas.getContext('2d', { alpha: false, desynchronized: true });
     if (!context) return null;
     // After the rows, before the selection layer: a selection stays visible above it.
