@@ -290,7 +290,9 @@ export class TerminalGeneration extends EventEmitter<GenerationEvents> {
       // the parse queue); snapshots name the last chunk queued before them, so the two stay consistent.
       this.sequenceNumber += 1;
       // (A marker read alone, after its prompt's text, marks nothing: that prompt then waits its turn.)
-      this.emit('output', { generation: this.generation, sequence: this.sequenceNumber, data: text, ...(sawPrompt ? { prompt: true } : {}) });
+      const event: OutputEvent = { generation: this.generation, sequence: this.sequenceNumber, data: text };
+      if (sawPrompt) event.prompt = true;
+      this.emit('output', event);
     }
     this.pendingParse += text.length;
     let written = 0;
