@@ -72,7 +72,7 @@ describe('config', () => {
 
 describe('marker filter', () => {
   const nonce = 'abcdefghijklmnopqrstuvwx';
-  const stream = `out1\x1b]633;D;${nonce};42\x07\x1b]633;B;${nonce}\x07tail\x1b]633;D;forged;0\x07end`;
+  const stream = `out1\x1b]633;D;${nonce};42\x07\x1b]633;B;${nonce};7\x07tail\x1b]633;C;${nonce}\x07\x1b]633;D;forged;0\x07end`;
 
   it('strips markers split at every position and reports them in order', () => {
     for (let split = 0; split <= stream.length; split++) {
@@ -84,7 +84,8 @@ describe('marker filter', () => {
       const markers = [...a.markers, ...b.markers.map((m) => ({ ...m, at: m.at + a.text.length }))];
       assert.deepEqual(markers, [
         { kind: 'D', status: 42, at: 4 },
-        { kind: 'B', at: 4 },
+        { kind: 'B', command: 7, at: 4 },
+        { kind: 'C', at: 8 },
       ]);
     }
   });
@@ -107,11 +108,26 @@ describe('marker filter', () => {
     assert.equal(new MarkerFilter(nonce).push(long).text, long);
   });
 
-  it('ignores a status above 255 and passes foreign OSC through', () => {
+  it('counts no mark for a status above 255 and passes it and foreign OSC through unchanged', () => {
     const filter = new MarkerFilter(nonce);
-    const { text, markers } = filter.push(`a\x1b]633;D;${nonce};999\x07b\x1b]0;title\x07`);
+    const input = `a\x1b]633;D;${nonce};999\x07b\x1b]0;title\x07`;
+    const { text, markers } = filter.push(input);
     assert.equal(markers.length, 0);
-    assert.equal(text, 'ab\x1b]0;title\x07');
+    assert.equal(text + filter.flush(), input);
+  });
+
+  it('passes through, as text, a prompt mark without its command number and one of another nonce', () => {
+    const filter = new MarkerFilter(nonce);
+    const input = `x\x1b]633;B;${nonce}\x07y\x1b]633;B;${'z'.repeat(24)};3\x07`;
+    const { text, markers } = filter.push(input);
+    assert.equal(markers.length, 0);
+    assert.equal(text + filter.flush(), input);
+  });
+
+  it('costs linear time on a long run of marker starts', () => {
+    const filter = new MarkerFilter(nonce);
+    const { text } = filter.push('\x1b]633;'.repeat(200_000));
+    assert.equal(text.length + filter.flush().length, '\x1b]633;'.repeat(200_000).length);
   });
 });
 

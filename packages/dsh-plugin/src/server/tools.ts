@@ -67,9 +67,16 @@ const MUTATION_PROPERTIES = {
 const CAPTURE_PROPERTIES = {
   output: { ...str, description: 'What the operation printed.' },
   exitCode: int,
+  promptEvidence: { type: 'string', enum: ['kernel'], description: 'The prompt was known without the shell mark: no exit status.' },
   inputWait: {
     type: 'object',
-    properties: { command: nullableString, secret: { type: 'boolean' }, processGroupId: int },
+    properties: {
+      command: nullableString,
+      secret: { type: 'boolean' },
+      processGroupId: int,
+      relay: { ...str, description: 'The program in front relays to its own terminal; command waits inside it.' },
+      uncertain: { type: 'boolean', description: 'The relay\'s inner terminal cannot be seen: only quiet output says it waits.' },
+    },
     required: ['command', 'secret', 'processGroupId'],
   },
 } as const;

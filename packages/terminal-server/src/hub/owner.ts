@@ -111,6 +111,7 @@ export interface CapturedOutcome {
   outputTruncated: boolean;
   processGroupId: number | null;
   exitCode: number | undefined;
+  promptEvidence: PromptFact['evidence'] | undefined;
   inputWait: InputWait | undefined;
 }
 
@@ -405,12 +406,14 @@ export class OwnerTerminal extends EventEmitter<OwnerEvents> {
       let outputTruncated = false;
       if (context.capture && context.captureGeneration) {
         const generation = context.captureGeneration;
+        // At a prompt the output ends where the prompt began (text printed without a final newline stays).
+        const promptStart = result.waitReason === 'prompt' ? (result.detail as PromptFact | undefined)?.start : undefined;
         const captured = generation === this.current || generation.status.kind === 'exited'
-          ? await generation.readCapture(context.capture).catch(() => ({ lines: [] as string[], evicted: false }))
+          ? await generation.readCapture(context.capture, promptStart).catch(() => ({ lines: [] as string[], evicted: false }))
           : { lines: [] as string[], evicted: false };
         const lines = captured.lines;
-        // At a prompt the last line is the fresh prompt itself, which says nothing about the command.
-        if (result.waitReason === 'prompt' && lines.length > 0) lines.pop();
+        // Where the prompt began is unknown (no mark): its line is the fresh prompt, which says nothing.
+        if (result.waitReason === 'prompt' && !promptStart && lines.length > 0) lines.pop();
         output = lines.join('\n');
         outputTruncated = captured.evicted;
         context.capture.dispose();
@@ -422,6 +425,7 @@ export class OwnerTerminal extends EventEmitter<OwnerEvents> {
         outputTruncated,
         processGroupId: context.processGroupId ?? null,
         exitCode: result.waitReason === 'prompt' && detail ? detail.exitCode : undefined,
+        promptEvidence: result.waitReason === 'prompt' && detail ? detail.evidence : undefined,
         inputWait: result.waitReason === 'stdin_read' ? (result.detail as InputWait) : undefined,
       };
     } finally {

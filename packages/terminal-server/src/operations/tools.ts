@@ -39,7 +39,20 @@ export interface SendResult extends BaseResult {
   queueTimeMs: number;
   waitReason: WaitReason;
   exitCode?: number;
-  inputWait?: { command: string | null; secret: boolean; processGroupId: number };
+  /** Present when the prompt was known without the shell's own mark (bash exec'd, or its hook removed):
+   *  bash is idle in its line editor, and no exit status is known. */
+  promptEvidence?: 'kernel';
+  inputWait?: {
+    command: string | null;
+    secret: boolean;
+    processGroupId: number;
+    /** The program in front that relays to a terminal of its own (tmux, screen, script); `command` is
+     *  what waits inside it. */
+    relay?: string;
+    /** The relay's inner terminal cannot be seen from here (ssh to another machine): quiet output is the
+     *  only evidence that a program there waits. */
+    uncertain?: true;
+  };
 }
 
 export interface SignalResult extends SendResult {
@@ -228,7 +241,10 @@ function strip<T extends { state?: unknown }>(value: T): Omit<T, 'state'> {
 
 function describeWait(wait: InputWait | undefined): SendResult['inputWait'] {
   if (!wait) return undefined;
-  return { command: wait.command ?? null, secret: wait.secret, processGroupId: wait.processGroupId };
+  const described: NonNullable<SendResult['inputWait']> = { command: wait.command ?? null, secret: wait.secret, processGroupId: wait.processGroupId };
+  if (wait.relay === 'unknown') described.uncertain = true;
+  else if (wait.relay?.program !== undefined) described.relay = wait.relay.program;
+  return described;
 }
 
 function outcomeFields(outcome: CapturedOutcome): Omit<SendResult, keyof BaseResult> & { truncatedOutput: boolean } {
@@ -239,6 +255,7 @@ function outcomeFields(outcome: CapturedOutcome): Omit<SendResult, keyof BaseRes
     truncatedOutput: outcome.outputTruncated,
   };
   if (outcome.exitCode !== undefined) fields.exitCode = outcome.exitCode;
+  if (outcome.promptEvidence === 'kernel') fields.promptEvidence = 'kernel';
   const wait = describeWait(outcome.inputWait);
   if (wait) fields.inputWait = wait;
   return fields;

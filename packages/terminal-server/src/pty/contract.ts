@@ -37,6 +37,39 @@ export interface ForegroundInfo {
   secret?: boolean;
   /** Short command name of the waiting (or leading) process, e.g. `python3`. */
   command?: string;
+  /** Linux: the waiting process. */
+  inputProcessId?: number;
+  /** Linux: the waiting call has a finite timeout (bash's `read -t`; its prompt waits without one). */
+  inputTimed?: boolean;
+  /** Linux: the timeout of a timed wait as the program passed it, when it could be read. A wait seen for
+   *  longer than this is a program that keeps waiting again (a polling loop), not one wait running out. */
+  inputTimeoutMs?: number;
+  /** Linux: the waiting thread's user stack pointer as it entered the call. For bash in its line editor
+   *  it tells the top-level prompt (always the same depth in one program image) from `read -e` inside a
+   *  running command (deeper), without any mark. */
+  inputStack?: string;
+  /** Linux: the reader is not in the foreground group (a dialog another process started, e.g. pinentry). */
+  inputOutside?: boolean;
+  /** Linux, nothing waits: some process of the foreground group is running (not asleep). */
+  busy?: boolean;
+  /** Terminal flags, when read (a wait was found and `terminalFlags` was not false). */
+  echo?: boolean;
+  icanon?: boolean;
+  /** Linux, the shell is the reader: an identity of its program image, which changes when it execs. */
+  shellImage?: string;
+  /** Linux: the reader relays input to a terminal of its own (script, tmux, screen, ssh): the foreground
+   *  inside it, or 'unknown' when that terminal cannot be seen from here (ssh to another machine). */
+  inner?: InnerTerminal | 'unknown';
+}
+
+/** The foreground of a terminal inside the one we own. */
+export interface InnerTerminal {
+  path: string;
+  processGroupId: number;
+  command?: string;
+  inputWaiting: boolean;
+  inputCall?: InputCall;
+  secret?: boolean;
 }
 
 export interface PtyExit {

@@ -15,7 +15,8 @@ import {
 } from './contract.ts';
 import { sleep, within } from '../time.ts';
 import { signalFront } from './signal-front.ts';
-import { descendantPids, inspectDarwinForeground, inspectLinuxForeground, readProcStatSync, sessionProcesses } from './procfs.ts';
+import { descendantPids, inspectDarwinForeground, readProcStatSync, sessionProcesses } from './procfs.ts';
+import { LinuxInspector } from './linux-inspector.ts';
 import { endProcessTree, newProcessTreeMark, PROCESS_TREE_VARIABLE } from './process-tree.ts';
 
 class NodePtyHandle implements PtyHandle {
@@ -28,6 +29,7 @@ class NodePtyHandle implements PtyHandle {
   private readonly graceMs: number;
   private readonly treeMark: string;
   private exited = false;
+  private inspector: LinuxInspector | undefined;
 
   constructor(pty: nodePty.IPty, graceMs: number, treeMark: string) {
     this.pty = pty;
@@ -63,7 +65,10 @@ class NodePtyHandle implements PtyHandle {
 
   inspectForeground(options?: { terminalFlags?: boolean }): Promise<ForegroundInfo | undefined> {
     if (this.exited) return Promise.resolve(undefined);
-    if (process.platform === 'linux') return inspectLinuxForeground(this.pid, this.ptsPath, options);
+    if (process.platform === 'linux') {
+      this.inspector ??= new LinuxInspector(this.pid, this.ptsPath);
+      return this.inspector.inspect({ ...options, treeMark: { name: PROCESS_TREE_VARIABLE, value: this.treeMark } });
+    }
     return inspectDarwinForeground(this.pid);
   }
 

@@ -20,6 +20,7 @@ import headless from '@xterm/headless';
 import type { IBufferCell, IMarker, Terminal as HeadlessTerminal } from '@xterm/headless';
 import { type ArchivedRow, archiveRow } from './row-ansi.ts';
 import { utf8Length, utf8Tail } from './utf8.ts';
+import { answerTerminalQueries } from './terminal-queries.ts';
 
 const { Terminal } = headless;
 const { SerializeAddon } = serializeModule;
@@ -70,7 +71,8 @@ export interface CaptureResult {
 }
 
 export class CaptureHandle {
-  /** Absolute row where the capture starts (rows ever trimmed + buffer row), and the column. */
+  /** Absolute row of the normal screen where the capture starts (rows ever trimmed + buffer row), and
+   *  the column. */
   readonly startRow: number;
   readonly startX: number;
   readonly alternate: boolean;
@@ -83,9 +85,9 @@ export class CaptureHandle {
     this.alternate = alternate;
   }
 
-  /** Read the capture; the handle stays valid until dispose. */
-  read(): CaptureResult {
-    return this.screen.readCapture(this);
+  /** Read the capture, up to `end` (where a prompt began) when given; the handle stays valid until dispose. */
+  read(end?: { line: number; x: number }): CaptureResult {
+    return this.screen.readCapture(this, end);
   }
 
   dispose(): void {
@@ -129,6 +131,8 @@ export class Screen {
       scrollback: this.emulatorScrollback,
       allowProposedApi: true,
       convertEol: false,
+      // Size reports are answered by terminal-queries.ts; xterm drops CSI t unless these are allowed.
+      windowOptions: { getWinSizeChars: true, getWinSizePixels: true, getCellSizePixels: true },
     });
     this.serializer = new SerializeAddon();
     this.terminal.loadAddon(this.serializer as never);
@@ -136,6 +140,7 @@ export class Screen {
     this.terminal.unicode.activeVersion = '11';
     this.terminal.onData(onReply);
     this.terminal.onBinary(onReply);
+    answerTerminalQueries(this.terminal, onReply);
     this.cell = this.terminal.buffer.normal.getNullCell();
     // Erase-scrollback (CSI 3 J) and full reset (ESC c) drop history: the archive goes with it.
     this.terminal.parser.registerCsiHandler({ final: 'J' }, (params) => {
@@ -353,6 +358,12 @@ export class Screen {
     return { x: buffer.cursorX, line: this.trimmed + buffer.baseY + buffer.cursorY, alternate: buffer.type === 'alternate' };
   }
 
+  /** The cursor row's text before the cursor (trailing spaces kept: a prompt often ends with one). */
+  cursorRowText(): string {
+    const buffer = this.terminal.buffer.active;
+    return buffer.getLine(buffer.baseY + buffer.cursorY)?.translateToString(false, 0, buffer.cursorX) ?? '';
+  }
+
   /** True while a full-screen program uses the alternate buffer. */
   get alternate(): boolean {
     return this.terminal.buffer.active.type === 'alternate';
@@ -405,15 +416,19 @@ export class Screen {
     return { text: lines.join('\n'), totalLines, lineBegin, lineEnd, truncated };
   }
 
+  /**
+   * The capture starts at the normal screen's cursor even while a full-screen program shows: when that
+   * program exits, the normal screen comes back as it was, and what is printed after that is the output.
+   */
   beginCapture(): CaptureHandle {
-    const buffer = this.terminal.buffer.active;
-    return new CaptureHandle(this, this.trimmed + buffer.baseY + buffer.cursorY, buffer.cursorX, buffer.type === 'alternate');
+    const normal = this.terminal.buffer.normal;
+    return new CaptureHandle(this, this.trimmed + normal.baseY + normal.cursorY, normal.cursorX, this.terminal.buffer.active.type === 'alternate');
   }
 
   /** @internal used by CaptureHandle */
-  readCapture(capture: CaptureHandle): CaptureResult {
+  readCapture(capture: CaptureHandle, end?: { line: number; x: number }): CaptureResult {
     const active = this.terminal.buffer.active;
-    if (active.type === 'alternate' || capture.alternate) {
+    if (active.type === 'alternate') {
       // A full-screen program owns the display: its current screen is the output.
       return { lines: trimTrailingEmpty(this.viewportLines()), evicted: false };
     }
@@ -421,12 +436,15 @@ export class Screen {
     const first = this.historyStart;
     const evicted = capture.startRow < first;
     const start = Math.max(capture.startRow, first);
-    const end = this.trimmed + normal.length;
+    const stop = end ? Math.min(end.line + 1, this.trimmed + normal.length) : this.trimmed + normal.length;
     const lines: string[] = [];
-    for (let row = start; row < end; row++) {
+    for (let row = start; row < stop; row++) {
       const r = this.rowAt(row);
       if (!r) continue;
-      const text = row === capture.startRow ? r.text.slice(capture.startX) : r.text;
+      // Text after the end (the prompt itself) is not the operation's output; a row is padded to its
+      // width only when the end lies past its text.
+      const cut = end && row === end.line ? r.text.slice(0, end.x) : r.text;
+      const text = row === capture.startRow ? cut.slice(capture.startX) : cut;
       if (r.wrapped && lines.length > 0) lines[lines.length - 1] += text;
       else lines.push(text);
     }

@@ -1,24 +1,32 @@
 /**
- * Shell integration: how the engine knows, without guessing, that bash is back at its prompt and what the
- * last command's exit status was.
+ * Shell integration: how the engine knows, without guessing, that bash is back at its prompt, that a
+ * command line is running, and what the last command's exit status was.
  *
  * The nonce never enters any environment. bash starts with a one-shot PROMPT_COMMAND (the boot code, which
- * holds no secret) that un-exports PROMPT_COMMAND/PS1/PS2, reads the nonce as the first line of input (the
- * host writes it right after spawn; the engine discards everything bash prints before the first marker,
- * so the echoed line is never shown), keeps it in a read-only shell variable that is not exported, and
- * installs the real prompt hook. Children therefore inherit neither the nonce nor the hook: a nested bash
- * emits no markers, and `printf`/`cat` of a marker from a child cannot know the nonce.
+ * holds no secret) that reads the nonce as the first line of input (the host writes it right after spawn;
+ * everything bash prints before the first marker is discarded), keeps it in a read-only shell variable that
+ * is not exported, and installs the hook. Children inherit neither the nonce nor the hook.
  *
- * Two markers, both OSC 633 with the nonce and both stripped before the screen sees the stream:
- *   D;<nonce>;<status>   printed by the prompt hook: the command finished with that status.
- *   B;<nonce>            printed at the end of PS1: the prompt has been drawn.
+ * Three markers, all OSC 633 with the nonce, all stripped before the screen sees the stream:
+ *   D;<nonce>;<status>   from the hook (PROMPT_COMMAND): the command line finished with that status.
+ *   B;<nonce>;<number>   at the end of PS1: the prompt is drawn; <number> is bash's command number (\#),
+ *                        which only a real prompt advances, so a replay (`printf %s "${PS1@P}"`) repeats a
+ *                        number already seen and counts for nothing.
+ *   C;<nonce>            from PS0: a command line was read and runs now.
+ *
+ * The hook survives what users do to their prompt: it sits in two slots of the PROMPT_COMMAND array, so
+ * `PROMPT_COMMAND='...'` (which assigns slot 0) keeps slot 1; a guard that PS1 itself resets makes it run
+ * once per prompt; and it appends the B and C suffixes again to a PS1 or PS0 the user replaced. PS1 and PS0
+ * name the nonce variable (`${__st_n}`), so `echo "$PS1"` shows no secret.
  */
 import { randomBytes } from 'node:crypto';
 
-export type ShellMarker = { kind: 'D'; status: number; at: number } | { kind: 'B'; at: number };
+type MarkerBody = { kind: 'D'; status: number } | { kind: 'B'; command: number } | { kind: 'C' };
+/** A marker and where it stood in the filtered text. */
+export type ShellMarker = MarkerBody & { at: number };
 
-/** The visible prompt: user@host:dir$ in colour. */
-export const DEFAULT_PS1 = '\\[\\e[1;32m\\]\\u@\\h\\[\\e[0m\\]:\\[\\e[1;34m\\]\\w\\[\\e[0m\\]\\$ ';
+/** The visible prompt: the working directory's name, in colour (short, so commands keep the width). */
+export const DEFAULT_PS1 = '\\[\\e[1;34m\\]\\W\\[\\e[0m\\]\\$ ';
 
 /** Environment names that look like credentials are not passed to the shell. */
 const SECRET_NAME = /KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL/i;
@@ -28,20 +36,28 @@ export function scrubEnvironment(base: NodeJS.ProcessEnv): Record<string, string
   for (const [name, value] of Object.entries(base)) {
     if (value === undefined || SECRET_NAME.test(name) || name.startsWith('SHARED_TERMINAL_')) continue;
     // Variables of the host's own shell integration would confuse ours.
-    if (name === 'PROMPT_COMMAND' || name === 'PS1' || name === 'PS2' || name.startsWith('BASH_FUNC_')) continue;
+    if (name === 'PROMPT_COMMAND' || name === 'PS0' || name === 'PS1' || name === 'PS2' || name.startsWith('BASH_FUNC_')) continue;
     env[name] = value;
   }
   return env;
 }
 
+/**
+ * The boot code, run once as PROMPT_COMMAND. `__st_e` is a one-element array whose subscript, evaluated
+ * when PS1 is expanded, resets the guard `__st_g` (an arithmetic side effect that prints nothing).
+ */
 function bootCode(): string {
   return [
-    'builtin export -n PROMPT_COMMAND PS1 PS2',
+    'builtin export -n PROMPT_COMMAND PS0 PS1 PS2',
     'IFS= builtin read -r __st_n',
-    'builtin readonly __st_n',
-    "__st_p() { local __st_s=$?; builtin printf '\\033]633;D;%s;%s\\007' \"$__st_n\" \"$__st_s\"; return $__st_s; }",
-    "PS1=\"$PS1\"'\\[\\033]633;B;'\"$__st_n\"'\\007\\]'",
-    'PROMPT_COMMAND=__st_p',
+    "__st_e=('') __st_g=0",
+    "__st_b='\\[${__st_e[__st_g=0]}\\e]633;B;${__st_n};\\#\\a\\]'",
+    "__st_c='\\e]633;C;${__st_n}\\a'",
+    'builtin readonly __st_n __st_b __st_c',
+    '__st_p() { local __st_s=$?; if (( __st_g )); then return $__st_s; fi; __st_g=1; ' +
+      '[[ $PS1 == *"$__st_b"* ]] || PS1+=$__st_b; [[ $PS0 == *"$__st_c"* ]] || PS0+=$__st_c; ' +
+      "builtin printf '\\033]633;D;%s;%s\\007' \"$__st_n\" \"$__st_s\"; return $__st_s; }",
+    'PROMPT_COMMAND=(__st_p __st_p)',
     '__st_p',
   ].join('; ');
 }
@@ -72,6 +88,7 @@ export function prepareShellLaunch(options: {
     ...options.extraEnv,
     PS1: options.ps1 ?? DEFAULT_PS1,
     PS2: '> ',
+    PS0: '',
     PROMPT_COMMAND: bootCode(),
   };
   if (env['COLORTERM'] === '') delete env['COLORTERM'];
@@ -114,68 +131,76 @@ export function unfinishedSequenceStart(text: string): number {
   return -1;
 }
 
+/** `ESC ] 633 ;`: where every marker starts. */
+const MARKER_START = '\x1b]633;';
+/** The longest marker body after its nonce (`;` + a number of at most 10 digits + BEL). */
+const MAX_MARKER_TAIL = 12;
+
 /**
  * Streaming filter: removes this nonce's markers from PTY text and reports where they stood. Markers split
  * across chunks, and any escape sequence unfinished at the end of a chunk, are held back until complete
- * (or until `flush`, which the generation calls once the stream has paused).
+ * (or until `flush`, which the generation calls once the stream has paused). An OSC 633 sequence with
+ * another nonce, or of another shape, passes through as text (the emulator ignores it). Linear in the
+ * chunk: each position is looked at a bounded number of times.
  */
 export class MarkerFilter {
-  private readonly prefixD: string;
-  private readonly prefixB: string;
+  private readonly nonce: string;
   private carry = '';
 
   constructor(nonce: string) {
-    this.prefixD = `\x1b]633;D;${nonce};`;
-    this.prefixB = `\x1b]633;B;${nonce}\x07`;
+    this.nonce = nonce;
   }
 
   push(chunk: string): { text: string; markers: ShellMarker[] } {
-    let input = this.carry + chunk;
+    const input = this.carry + chunk;
     this.carry = '';
     const markers: ShellMarker[] = [];
     let text = '';
-    for (;;) {
-      const d = input.indexOf(this.prefixD);
-      const b = input.indexOf(this.prefixB);
-      let next = -1;
-      if (d >= 0 && (b < 0 || d < b)) next = d;
-      else if (b >= 0) next = b;
-      if (next < 0) break;
-      text += input.slice(0, next);
-      if (next === b) {
-        markers.push({ kind: 'B', at: text.length });
-        input = input.slice(next + this.prefixB.length);
-        continue;
+    let from = 0;
+    for (let at = input.indexOf(MARKER_START); at >= 0; at = input.indexOf(MARKER_START, at + 1)) {
+      const parsed = this.parseAt(input, at);
+      if (parsed === 'partial') {
+        text += input.slice(from, at);
+        this.carry = input.slice(at);
+        return { text, markers };
       }
-      const rest = input.slice(next + this.prefixD.length);
-      const end = rest.indexOf('\x07');
-      if (end < 0) {
-        if (rest.length > 8) {
-          // Not a marker of ours after all (no BEL within a status width): pass it through.
-          text += input.slice(0, next + 1);
-          input = input.slice(next + 1);
-          continue;
-        }
-        this.carry = input.slice(next);
-        input = '';
-        break;
-      }
-      const status = rest.slice(0, end);
-      if (/^\d{1,3}$/.test(status) && Number(status) <= 255) {
-        markers.push({ kind: 'D', status: Number(status), at: text.length });
-      }
-      input = rest.slice(end + 1);
+      if (parsed === undefined) continue;
+      text += input.slice(from, at);
+      markers.push({ ...parsed.marker, at: text.length });
+      from = parsed.end;
+      at = parsed.end - 1;
     }
-    // Hold back a tail that could be the start of a marker, or is an unfinished sequence.
-    const esc = input.lastIndexOf('\x1b');
-    if (esc >= 0 && this.carry === '') {
-      const tail = input.slice(esc);
-      if (this.prefixD.startsWith(tail) || this.prefixB.startsWith(tail) || unfinishedSequenceStart(input) === esc) {
-        this.carry = tail;
-        input = input.slice(0, esc);
-      }
+    let rest = input.slice(from);
+    // Hold back a tail that is an unfinished escape sequence (a marker's start among them).
+    const esc = rest.lastIndexOf('\x1b');
+    if (esc >= 0 && (MARKER_START.startsWith(rest.slice(esc)) || unfinishedSequenceStart(rest) === esc)) {
+      this.carry = rest.slice(esc);
+      rest = rest.slice(0, esc);
     }
-    return { text: text + input, markers };
+    return { text: text + rest, markers };
+  }
+
+  /** The marker of this nonce that starts at `at`, 'partial' when the text ends before it could be told. */
+  private parseAt(input: string, at: number): { marker: MarkerBody; end: number } | 'partial' | undefined {
+    const kindAt = at + MARKER_START.length;
+    const head = `${input[kindAt] ?? ''};${this.nonce}`;
+    const available = input.slice(kindAt, kindAt + head.length);
+    if (available.length < head.length) return head.startsWith(available) && /^[BCD]?$/.test(available.slice(0, 1)) ? 'partial' : undefined;
+    const kind = input[kindAt];
+    if ((kind !== 'B' && kind !== 'C' && kind !== 'D') || available !== head) return undefined;
+    const bodyAt = kindAt + head.length;
+    const bell = input.indexOf('\x07', bodyAt);
+    const window = input.slice(bodyAt, bell < 0 ? bodyAt + MAX_MARKER_TAIL + 1 : Math.min(bell, bodyAt + MAX_MARKER_TAIL + 1));
+    if (bell < 0 || bell - bodyAt > MAX_MARKER_TAIL) {
+      return bell < 0 && input.length - bodyAt <= MAX_MARKER_TAIL && /^(;\d*)?$/.test(window) ? 'partial' : undefined;
+    }
+    const end = bell + 1;
+    if (kind === 'C') return window === '' ? { marker: { kind: 'C' }, end } : undefined;
+    const match = /^;(\d{1,10})$/.exec(window);
+    if (!match) return undefined;
+    const value = Number(match[1]);
+    if (kind === 'D') return value <= 255 ? { marker: { kind: 'D', status: value }, end } : undefined;
+    return { marker: { kind: 'B', command: value }, end };
   }
 
   /** Whether text is held back (the generation flushes it once the stream pauses). */

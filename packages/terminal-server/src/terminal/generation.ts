@@ -6,34 +6,33 @@
  * parses it; while a chunk is parsed the PTY stream buffers and, past its high-water mark, pauses the
  * PTY (back-pressure all the way to the program).
  *
- * Completion facts it reports to its observer (the owner's queue):
- * - prompt: the nonce's prompt-drawn marker was parsed, the kernel says bash itself is in front and
- *   waiting for input, and the cursor has not moved since the marker (no typed-ahead echo).
- * - stdin_read: a process of the foreground group is blocked reading the terminal, and it is not bash at
- *   its own prompt (bash's `read` builtin counts).
- * Each fact is stamped with the dispatch that was current when its evidence arrived.
+ * It gathers the completion evidence (shell-integration marks as the screen parses them, the kernel's
+ * facts about who reads the terminal) and asks evidence.ts for a verdict; a verdict is reported once a
+ * second look agrees. Facts are stamped with the dispatch that was current when their evidence arrived:
+ * - prompt: bash is back at its own prompt (a mark that counts, or, without marks, the kernel's word that
+ *   bash is idle in its line editor and the terminal is quiet);
+ * - stdin_read: a process holding the terminal is blocked reading it and it is not bash at its prompt.
  */
 import { EventEmitter } from 'node:events';
 import type { ForegroundInfo, ForegroundSignal, PtyExit, PtyHandle, PtyProvider } from '../pty/contract.ts';
 import { type Cursor, type CaptureHandle, Screen, type ScreenSnapshot } from '../screen/screen.ts';
 import { within } from '../time.ts';
-import { MarkerFilter, prepareShellLaunch } from '../shell/integration.ts';
+import { MarkerFilter, type ShellMarker, prepareShellLaunch } from '../shell/integration.ts';
+import { type Observation, type Verdict, type WaitFacts, judge, sameVerdict } from './evidence.ts';
 import type { TerminalConfig } from '../config.ts';
 
 export type ProcessStatus = { kind: 'running' } | { kind: 'exited'; exitCode: number | null; signal: string | null };
 
-export interface InputWait {
-  processGroupId: number;
-  command: string | undefined;
-  /** ECHO off with ICANON on: a password-style prompt. */
-  secret: boolean;
-  /** The waiting program is bash itself (its `read` builtin). */
-  shell: boolean;
-}
+/** A program waits for input (see evidence.ts for each field). */
+export type InputWait = WaitFacts;
 
 export interface PromptFact {
   /** Exit status of the last command, when the shell reported one since the dispatch. */
   exitCode: number | undefined;
+  /** 'marker': the shell's own prompt mark; 'kernel': bash idle in its line editor, no mark (no exit code). */
+  evidence: 'marker' | 'kernel';
+  /** Where the prompt began on the screen: the command's output ends there. */
+  start: { line: number; x: number } | undefined;
 }
 
 /** What the generation reports to, and asks of, the owner's queue. */
@@ -72,10 +71,8 @@ export interface GenerationStartOptions {
 }
 
 const PROMPT_SETTLE_MS = 2;
-const INPUT_SETTLE_MS = 4;
-/** Input just written may not have reached the reader yet (the line discipline delivers it from a kernel
- *  worker): a wait seen sooner than this after a write is not trusted. */
-const WRITE_SETTLE_MS = 15;
+/** Between a verdict and the look that confirms it: the program's own prompt text arrives and is parsed. */
+const CONFIRM_SETTLE_MS = 4;
 const QUIET_CHECK_MS = 8;
 /** Quiet time after which the screen moves old history rows into its compact archive. */
 const COMPACT_IDLE_MS = 1500;
@@ -110,9 +107,22 @@ export class TerminalGeneration extends EventEmitter<GenerationEvents> {
   private bootWaiter: { resolve(): void; reject(error: Error): void } | undefined;
   private processStatus: ProcessStatus = { kind: 'running' };
   private disposed = false;
-  // prompt evidence
+  // prompt evidence (see ShellMarks in evidence.ts)
   private lastStatus: { status: number; dispatch: number } | undefined;
   private promptMark: { dispatch: number; cursor: ReturnType<Screen['absoluteCursor']> } | undefined;
+  /** Where the current prompt began: at its exit-status mark, else at its prompt mark's line. */
+  private promptStart: { line: number; x: number } | undefined;
+  /** The command number of the last prompt mark that counted (a replay repeats it). */
+  private countedCommand = -1;
+  /** An exit-status mark came after the last prompt mark that counted (an empty line keeps the number). */
+  private freshStatus = false;
+  private commandRunning = false;
+  /** The last prompt reported, as drawn on its row (PS1 rendered). */
+  private lastPromptText: string | undefined;
+  /** The stack depth of bash's line editor at a prompt reported in this program image (see evidence.ts). */
+  private promptStack: string | undefined;
+  /** The shell's program image when last seen reading: a new one means it exec'd. */
+  private shellImage: string | undefined;
   private promptTimer: NodeJS.Timeout | undefined;
   // input-wait polling
   private pollTimer: NodeJS.Timeout | undefined;
@@ -302,12 +312,7 @@ export class TerminalGeneration extends EventEmitter<GenerationEvents> {
       // The marker's effect is recorded when the screen has parsed exactly the text before it.
       this.screen.write(before, () => {
         if (before.length > 0) this.promptMark = undefined;
-        if (marker.kind === 'D') {
-          this.lastStatus = { status: marker.status, dispatch };
-          this.promptMark = undefined;
-        } else {
-          this.promptMark = { dispatch, cursor: this.screen.absoluteCursor() };
-        }
+        this.recordMarker(marker, dispatch);
       });
     }
     this.screen.write(written < text.length ? text.slice(written) : '', () => {
@@ -331,6 +336,29 @@ export class TerminalGeneration extends EventEmitter<GenerationEvents> {
     });
   }
 
+  private recordMarker(marker: ShellMarker, dispatch: number): void {
+    const cursor = this.screen.absoluteCursor();
+    if (marker.kind === 'D') {
+      this.lastStatus = { status: marker.status, dispatch };
+      this.freshStatus = true;
+      this.promptMark = undefined;
+      this.promptStart = cursor.alternate ? undefined : { line: cursor.line, x: cursor.x };
+      return;
+    }
+    if (marker.kind === 'C') {
+      this.commandRunning = true;
+      this.promptMark = undefined;
+      return;
+    }
+    // A prompt mark counts once: a new command number, or the first after a fresh exit-status mark.
+    if (marker.command <= this.countedCommand && !this.freshStatus) return;
+    this.countedCommand = Math.max(this.countedCommand, marker.command);
+    this.freshStatus = false;
+    this.commandRunning = false;
+    if (!this.promptStart || this.promptStart.line > cursor.line) this.promptStart = { line: cursor.line, x: 0 };
+    this.promptMark = { dispatch, cursor };
+  }
+
   // ------------------------------------------------------------------ completion evidence
 
   private schedulePromptCheck(): void {
@@ -341,16 +369,19 @@ export class TerminalGeneration extends EventEmitter<GenerationEvents> {
     }, PROMPT_SETTLE_MS);
   }
 
-  /** Returns true when a prompt was reported. */
+  /** The fast path: a prompt mark was just parsed. Returns true when a prompt was reported. */
   private async checkPrompt(): Promise<boolean> {
     const mark = this.promptMark;
     const observer = this.observer;
     if (!mark || !observer || observer.interest() === 'none' || this.processStatus.kind !== 'running') return false;
     const info = await this.handle.inspectForeground({ terminalFlags: false }).catch(() => undefined);
     if (this.promptMark !== mark) return false; // more output arrived meanwhile
+    this.noteImage(info);
     const shellInFront = info !== undefined && info.processGroupId === this.pid;
     const waitsKnown = this.handle.inputWaitDetection === true;
-    const shellWaiting = shellInFront && (!waitsKnown || (info.inputWaiting && info.inputCall !== 'read'));
+    // bash's line editor waits without a timeout; its `read` builtins block in read() or wait with one.
+    const editing = info !== undefined && info.inputWaiting && info.inputCall !== 'read' && info.inputTimed !== true;
+    const shellWaiting = shellInFront && (!waitsKnown || editing) && (info.inputProcessId ?? this.pid) === this.pid;
     if (!shellWaiting) {
       // A forged marker, or bash not yet back in its line editor: the poll looks again.
       this.schedulePoll(this.config.pollIntervalMs);
@@ -365,9 +396,40 @@ export class TerminalGeneration extends EventEmitter<GenerationEvents> {
       this.schedulePoll(this.config.pollIntervalMs);
       return false;
     }
-    const status = this.lastStatus;
-    observer.prompt(mark.dispatch, { exitCode: status && status.dispatch === mark.dispatch ? status.status : undefined });
+    this.reportPrompt(observer, mark.dispatch, 'marker', info);
     return true;
+  }
+
+  /** Called with everything read so far parsed (the cursor is where the prompt left it). */
+  private reportPrompt(observer: GenerationObserver, dispatch: number, evidence: 'marker' | 'kernel', info: ForegroundInfo | undefined): void {
+    if (info?.inputStack !== undefined && (info.inputProcessId ?? this.pid) === this.pid && info.inputCall === 'poll' && info.inputTimed !== true) {
+      this.promptStack = info.inputStack;
+    }
+    const status = this.lastStatus;
+    let start = this.promptStart;
+    const cursor = this.screen.absoluteCursor();
+    const drawn = cursor.alternate ? undefined : this.screen.cursorRowText();
+    if (!start && evidence === 'kernel' && drawn !== undefined) {
+      // No mark says where the prompt began. A prompt drawn like the last one (a fixed PS1) starts where
+      // that text starts, after any output without a final newline; otherwise at the row's start.
+      const known = this.lastPromptText;
+      start = { line: cursor.line, x: known && drawn.endsWith(known) ? drawn.length - known.length : 0 };
+    }
+    if (start && drawn !== undefined && start.line === cursor.line) this.lastPromptText = drawn.slice(start.x) || undefined;
+    observer.prompt(dispatch, { exitCode: status && status.dispatch === dispatch ? status.status : undefined, evidence, start });
+  }
+
+  /** A new program image in the shell process (it exec'd): the old image's marks say nothing now. */
+  private noteImage(info: ForegroundInfo | undefined): void {
+    const image = info?.shellImage;
+    if (image === undefined) return;
+    if (this.shellImage !== undefined && this.shellImage !== image) {
+      this.commandRunning = false;
+      this.promptMark = undefined;
+      this.freshStatus = false;
+      this.promptStack = undefined;
+    }
+    this.shellImage = image;
   }
 
   private schedulePoll(delay: number): void {
@@ -376,6 +438,35 @@ export class TerminalGeneration extends EventEmitter<GenerationEvents> {
       this.pollTimer = undefined;
       void this.poll();
     }, delay);
+  }
+
+  /** The reader seen at the last look, and since when it has been seen waiting without a break. */
+  private seenWait: { pid: number | undefined; call: string | undefined; since: number } | undefined;
+
+  /** How long the reader in `info` has been seen waiting, look after look, in the same kind of call. */
+  private noteWait(info: ForegroundInfo | undefined, now: number): number {
+    if (!info?.inputWaiting) {
+      this.seenWait = undefined;
+      return 0;
+    }
+    const seen = this.seenWait;
+    if (seen && seen.pid === info.inputProcessId && seen.call === info.inputCall) return now - seen.since;
+    this.seenWait = { pid: info.inputProcessId, call: info.inputCall, since: now };
+    return 0;
+  }
+
+  private observe(info: ForegroundInfo | undefined): Verdict {
+    const now = performance.now();
+    const observation: Observation = {
+      shellPid: this.pid,
+      waitsKnown: this.handle.inputWaitDetection === true,
+      front: info,
+      marks: { prompt: this.promptMark !== undefined, commandRunning: this.commandRunning, promptStack: this.promptStack },
+      sinceWriteMs: now - this.lastWriteAt,
+      quietMs: now - this.lastOutputAt,
+      waitSeenMs: this.noteWait(info, now),
+    };
+    return judge(observation);
   }
 
   private async poll(): Promise<void> {
@@ -394,57 +485,35 @@ export class TerminalGeneration extends EventEmitter<GenerationEvents> {
       const outputBefore = this.sequenceNumber;
       // A wait already reported for this dispatch, with no output since: nothing new to learn.
       if (this.reportedWait && this.reportedWait.dispatch === dispatch && this.reportedWait.sequence === outputBefore) return;
-      // A program that is printing is not waiting for input: look again once output pauses.
       const sinceOutput = performance.now() - this.lastOutputAt;
       if (sinceOutput < QUIET_CHECK_MS) {
         this.pollDelay = Math.max(1, QUIET_CHECK_MS - sinceOutput);
         return;
       }
-      const sinceWrite = performance.now() - this.lastWriteAt;
-      if (sinceWrite < WRITE_SETTLE_MS) {
-        this.pollDelay = Math.max(1, WRITE_SETTLE_MS - sinceWrite);
-        return;
-      }
-      // The first sighting skips the terminal flags (a process spawn); the confirming one reads them.
+      // The first look skips the terminal flags (a process spawn); the confirming one reads them.
       const info = await this.handle.inspectForeground({ terminalFlags: false }).catch(() => undefined);
-      if (!info) return;
-      if (this.isInputWait(info)) {
-        // Let the program's own prompt text arrive and be parsed before the result is taken, and make
-        // sure the wait is still there (not a reader that our input is about to wake).
-        await new Promise((resolve) => setTimeout(resolve, INPUT_SETTLE_MS));
-        await this.atBoundary(() => undefined);
-        const again = await this.handle.inspectForeground().catch(() => undefined);
-        if (
-          again &&
-          this.isInputWait(again) &&
-          again.processGroupId === info.processGroupId &&
-          again.inputCall === info.inputCall &&
-          this.sequenceNumber === outputBefore &&
-          observer.dispatch() === dispatch &&
-          !this.promptMark
-        ) {
-          this.reportedWait = { dispatch, sequence: outputBefore };
-          observer.inputWait(dispatch, {
-            processGroupId: again.processGroupId,
-            command: again.command,
-            secret: again.secret === true,
-            shell: info.processGroupId === this.pid,
-          });
-        }
+      this.noteImage(info);
+      const verdict = this.observe(info);
+      if (verdict.kind === 'undecided') {
+        if (verdict.retryMs !== undefined) this.pollDelay = Math.max(1, Math.min(this.config.pollIntervalMs, verdict.retryMs));
         return;
       }
-      // Fallback when PS1 lost its prompt-drawn marker (a user's own PS1): the exit-status marker came
-      // after the latest write, bash is back in its line editor, and the terminal has been quiet.
-      const status = this.lastStatus;
-      if (
-        !this.promptMark &&
-        status?.dispatch === dispatch &&
-        info.processGroupId === this.pid &&
-        info.inputWaiting &&
-        info.inputCall === 'poll' &&
-        performance.now() - this.lastOutputAt > 2 * this.config.pollIntervalMs
-      ) {
-        observer.prompt(dispatch, { exitCode: status.status });
+      // Let the program's own prompt text arrive and be parsed, then look again: the same verdict, no
+      // output in between and the same dispatch, or nothing is reported.
+      await new Promise((resolve) => setTimeout(resolve, CONFIRM_SETTLE_MS));
+      await this.atBoundary(() => undefined);
+      const again = await this.handle.inspectForeground({ terminalFlags: verdict.kind === 'input' }).catch(() => undefined);
+      this.noteImage(again);
+      const confirmed = this.observe(again);
+      if (!sameVerdict(verdict, confirmed) || this.sequenceNumber !== outputBefore || observer.dispatch() !== dispatch) return;
+      if (confirmed.kind === 'prompt') {
+        if (confirmed.evidence === 'marker' && !this.promptMark) return;
+        this.reportPrompt(observer, dispatch, confirmed.evidence, again);
+        return;
+      }
+      if (confirmed.kind === 'input') {
+        this.reportedWait = { dispatch, sequence: outputBefore };
+        observer.inputWait(dispatch, confirmed.wait);
       }
     } finally {
       this.inspecting = false;
@@ -452,16 +521,6 @@ export class TerminalGeneration extends EventEmitter<GenerationEvents> {
       this.pollDelay = undefined;
       this.schedulePoll(delay);
     }
-  }
-
-  private isInputWait(info: ForegroundInfo): boolean {
-    if (!info.inputWaiting) return false;
-    if (info.processGroupId !== this.pid) return true;
-    // bash itself: a blocking read() is its `read` builtin; its line editor polls at the prompt.
-    if (info.inputCall === 'read') return true;
-    if (info.inputCall === 'poll') return false;
-    // A provider that cannot tell the two apart: no prompt marker and a quiet terminal for two polls.
-    return performance.now() - this.lastOutputAt > 2 * this.config.pollIntervalMs;
   }
 
   // ------------------------------------------------------------------ reading
@@ -493,8 +552,8 @@ export class TerminalGeneration extends EventEmitter<GenerationEvents> {
     return this.atBoundary(() => this.screen.beginCapture());
   }
 
-  readCapture(capture: CaptureHandle): Promise<ReturnType<CaptureHandle['read']>> {
-    return this.atBoundary(() => capture.read());
+  readCapture(capture: CaptureHandle, end?: { line: number; x: number }): Promise<ReturnType<CaptureHandle['read']>> {
+    return this.atBoundary(() => capture.read(end));
   }
 
   /** Move old history rows into the compact archive now (normally done after output is quiet). */
@@ -521,6 +580,8 @@ export class TerminalGeneration extends EventEmitter<GenerationEvents> {
     if (this.processStatus.kind !== 'running') throw new Error('terminal is exited');
     // A write changes what the shell will do: evidence gathered before it no longer counts.
     this.promptMark = undefined;
+    this.promptStart = undefined;
+    this.seenWait = undefined;
     this.lastWriteAt = performance.now();
     await Promise.resolve(this.handle.write(data));
     this.lastWriteAt = performance.now();

@@ -1,0 +1,393 @@
+/**
+ * Who waits for input on a terminal, read from the Linux kernel without stopping anything.
+ *
+ * A process waits for terminal input when one of its threads sleeps (`S`) in a call that would return
+ * when the terminal has input: read() on a descriptor that is the terminal, or select/poll/epoll with the
+ * terminal in its read set. Where such a reader is looked for, in order:
+ *   1. the terminal's foreground process group (the common case: a prompt, a REPL, a pager);
+ *   2. when nothing in front is running, every other process holding the terminal open (a passphrase
+ *      dialog started by an agent, not by the shell, opens the terminal by name);
+ * and when the reader also polls a terminal master or a socket, it relays input to a terminal of its own
+ * (script, expect, screen, tmux's client, ssh): what counts then is what runs inside that terminal,
+ * found through the master's `tty-index` (its own masters, or those of the processes this terminal
+ * started, which is where tmux's and screen's servers hold theirs).
+ *
+ * Layout of /proc/<pid>/stat after the command name: state ppid pgrp session tty_nr tpgid ...
+ * /proc/<pid>/task/<tid>/syscall: "<nr> <arg0> ... <arg5> <sp> <pc>" in hex, or "running".
+ */
+import { createHash } from 'node:crypto';
+import { promises as fs } from 'node:fs';
+import type { ForegroundInfo, InnerTerminal, InputCall } from './contract.ts';
+import { type ProcStat, allProcStats, descendantPids, processesWithEnvironment, readMemory, readProcStat, readTerminalFlags } from './procfs.ts';
+
+interface SyscallTable {
+  read: number[];
+  select: number[]; // (nfds, readfds*, writefds*, exceptfds*, timeout*)
+  poll: number[]; // poll(fds*, nfds, int timeout) / ppoll(fds*, nfds, timespec*)
+  epoll: number[]; // epoll_wait(epfd, events*, max, int timeout) / epoll_pwait2(..., timespec*)
+  /** Calls whose timeout is a pointer (NULL: none) rather than an int (-1: none). */
+  pointerTimeout: number[];
+  /** Of those, the ones whose timeout is a `struct timeval` (microseconds), not a `struct timespec`. */
+  timeval: number[];
+}
+
+const SYSCALLS: Record<string, SyscallTable> = {
+  x64: { read: [0, 17, 19], select: [23, 270], poll: [7, 271], epoll: [232, 281, 441], pointerTimeout: [23, 270, 271, 441], timeval: [23] },
+  arm64: { read: [63, 65, 67], select: [72], poll: [73], epoll: [22, 441], pointerTimeout: [72, 73, 441], timeval: [] },
+};
+
+/** A thread asleep in a call that returns on terminal input. */
+interface Wait {
+  call: InputCall;
+  /** The call has a finite timeout (bash's `read -t`; its prompt waits without one). */
+  timed: boolean;
+  /** That timeout, when it could be read. */
+  timeoutMs?: number;
+  /** The user stack pointer at the call (from /proc/<pid>/task/<tid>/syscall). */
+  stack?: string;
+  /** The other descriptors it waits on include a socket or a terminal master: it relays input elsewhere. */
+  relay: boolean;
+  /** Terminal masters it polls (script, expect): their slaves are inner terminals. */
+  masters: number[];
+}
+
+interface Reader extends Wait {
+  pid: number;
+  command: string;
+  processGroupId: number;
+}
+
+/** How long a scan for terminal masters held by a terminal's processes is reused. */
+const MASTER_SCAN_TTL_MS = 1000;
+
+export interface InspectOptions {
+  terminalFlags?: boolean;
+  /** The environment mark every process of this terminal inherits (finds tmux's and screen's servers). */
+  treeMark?: { name: string; value: string };
+}
+
+export class LinuxInspector {
+  private readonly shellPid: number;
+  private readonly ptsPath: string;
+  private readonly table: SyscallTable | undefined = SYSCALLS[process.arch];
+  private masterScan: { at: number; masters: Array<{ pid: number; fd: number }> } | undefined;
+
+  constructor(shellPid: number, ptsPath: string) {
+    this.shellPid = shellPid;
+    this.ptsPath = ptsPath;
+  }
+
+  async inspect(options: InspectOptions = {}): Promise<ForegroundInfo | undefined> {
+    const shell = await readProcStat(this.shellPid);
+    if (!shell || shell.state === 'Z') return undefined;
+    const pgid = shell.tpgid;
+    if (!(pgid > 0)) return undefined;
+    const members = pgid === this.shellPid ? [shell] : await this.groupMembers(pgid);
+    const leader = members.find((s) => s.pid === pgid) ?? members[0];
+    const info: ForegroundInfo = { processGroupId: pgid, inputWaiting: false };
+    if (leader) info.command = leader.comm;
+    if (!this.table) return info;
+    let reader = await this.findReader(members, this.ptsPath);
+    if (!reader && members.every((m) => m.state !== 'R' && m.state !== 'D')) {
+      reader = await this.findOutsideReader(pgid, shell);
+      if (reader) info.inputOutside = true;
+    }
+    if (!reader) {
+      info.busy = members.some((m) => m.state === 'R' || m.state === 'D');
+      return info;
+    }
+    info.inputWaiting = true;
+    info.inputCall = reader.call;
+    info.inputTimed = reader.timed;
+    if (reader.timeoutMs !== undefined) info.inputTimeoutMs = reader.timeoutMs;
+    if (reader.stack !== undefined) info.inputStack = reader.stack;
+    info.command = reader.command;
+    info.inputProcessId = reader.pid;
+    if (reader.pid === this.shellPid) info.shellImage = await this.imageOf(this.shellPid);
+    if (reader.relay) info.inner = await this.innerTerminal(reader, options);
+    // The shell's own line editor is never a secret prompt: skip the stty spawn there.
+    const shellEditing = reader.pid === this.shellPid && reader.call === 'poll' && !reader.timed;
+    if (options.terminalFlags !== false && !shellEditing) {
+      const flags = await readTerminalFlags(this.ptsPath);
+      if (flags) {
+        info.echo = flags.echo;
+        info.icanon = flags.icanon;
+        info.secret = !flags.echo && (flags.icanon || info.inputOutside === true || (reader.pid === this.shellPid && reader.call === 'read'));
+      }
+    }
+    return info;
+  }
+
+  private async groupMembers(pgid: number): Promise<ProcStat[]> {
+    const pids = (await descendantPids(this.shellPid)).concat(this.shellPid);
+    const stats = await Promise.all(pids.map((pid) => readProcStat(pid)));
+    return stats.filter((s): s is ProcStat => s !== undefined && s.pgrp === pgid);
+  }
+
+  /** The first process among `members` with a thread waiting for input on `ptsPath`. */
+  private async findReader(members: ProcStat[], ptsPath: string): Promise<Reader | undefined> {
+    for (const member of members) {
+      let tids: string[];
+      try {
+        tids = await fs.readdir(`/proc/${member.pid}/task`);
+      } catch {
+        continue;
+      }
+      for (const tid of tids) {
+        const wait = await this.threadWait(member.pid, tid, ptsPath);
+        if (wait) return { ...wait, pid: member.pid, command: member.comm, processGroupId: member.pgrp };
+      }
+    }
+    return undefined;
+  }
+
+  /**
+   * A reader outside the foreground group: a process started since the shell, asleep, holding this
+   * terminal open. Background jobs of the shell are left out (reading the terminal stops them).
+   */
+  private async findOutsideReader(pgid: number, shell: ProcStat): Promise<Reader | undefined> {
+    const stats = await allProcStats();
+    // Jobs of this shell's session are left out: reading their controlling terminal stops them.
+    const candidates = stats.filter(
+      (s) => s.pgrp !== pgid && s.session !== shell.session && s.state === 'S' && s.startTime >= shell.startTime && s.pid !== process.pid,
+    );
+    for (const candidate of candidates) {
+      const fds = await terminalFds(candidate.pid, this.ptsPath);
+      if (fds.length === 0) continue;
+      const reader = await this.findReader([candidate], this.ptsPath);
+      if (reader) return reader;
+    }
+    return undefined;
+  }
+
+  /** Whether thread `tid` of `pid` is asleep waiting for input on `ptsPath`, and how. */
+  private async threadWait(pid: number, tid: string, ptsPath: string): Promise<Wait | undefined> {
+    const table = this.table;
+    if (!table) return undefined;
+    let text: string;
+    try {
+      // A thread that input has already woken is runnable ('R') while it still sits in the syscall.
+      const stat = await fs.readFile(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      if (stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'S') return undefined;
+      text = (await fs.readFile(`/proc/${pid}/task/${tid}/syscall`, 'utf8')).trim();
+    } catch {
+      return undefined;
+    }
+    if (text === 'running') return undefined;
+    const fields = text.split(' ');
+    const nr = Number(fields[0]);
+    const arg = (i: number): number => Number.parseInt(fields[i + 1] ?? '0', 16);
+    const int32 = (i: number): number => arg(i) | 0;
+    const stack = fields[7];
+    if (table.read.includes(nr)) {
+      if ((await fdTarget(pid, arg(0), ptsPath)) !== 'terminal') return undefined;
+      const read: Wait = { call: 'read', timed: false, relay: false, masters: [] };
+      if (stack !== undefined) read.stack = stack;
+      return read;
+    }
+    let polled: number[] | undefined;
+    let timeout: Timeout = { timed: false };
+    if (table.select.includes(nr)) {
+      timeout = await pointerTimeout(pid, arg(4), table.timeval.includes(nr) ? 'timeval' : 'timespec');
+      polled = await selectSet(pid, arg(0), arg(1));
+    } else if (table.poll.includes(nr)) {
+      timeout = table.pointerTimeout.includes(nr) ? await pointerTimeout(pid, arg(2), 'timespec') : intTimeout(int32(2));
+      polled = await pollSet(pid, arg(0), arg(1));
+    } else if (table.epoll.includes(nr)) {
+      timeout = table.pointerTimeout.includes(nr) ? await pointerTimeout(pid, arg(3), 'timespec') : intTimeout(int32(3));
+      polled = await epollSet(pid, arg(0));
+    }
+    if (!polled || polled.length === 0) return undefined;
+    const targets = await Promise.all(polled.map(async (fd) => ({ fd, target: await fdTarget(pid, fd, ptsPath) })));
+    if (!targets.some((t) => t.target === 'terminal')) return undefined;
+    const masters = targets.filter((t) => t.target === 'master').map((t) => t.fd);
+    const relay = masters.length > 0 || targets.some((t) => t.target === 'socket');
+    const wait: Wait = { call: 'poll', timed: timeout.timed, relay, masters };
+    if (timeout.ms !== undefined) wait.timeoutMs = timeout.ms;
+    if (stack !== undefined) wait.stack = stack;
+    return wait;
+  }
+
+  /** What runs inside the terminal a relaying reader forwards to, or 'unknown' when it cannot be seen. */
+  private async innerTerminal(reader: Reader, options: InspectOptions): Promise<InnerTerminal | 'unknown'> {
+    let masters = reader.masters.map((fd) => ({ pid: reader.pid, fd }));
+    if (masters.length === 0 && options.treeMark) masters = await this.markedMasters(options.treeMark);
+    const inner: InnerTerminal[] = [];
+    for (const master of masters) {
+      const found = await this.innerOf(master.pid, master.fd);
+      if (found) inner.push(found);
+    }
+    if (inner.length === 0) return 'unknown';
+    // A terminal inside that runs something (not waiting) means the relay is not waiting either.
+    return inner.find((t) => !t.inputWaiting) ?? inner[0]!;
+  }
+
+  /** Masters held by processes that carry this terminal's mark (tmux's and screen's servers). */
+  private async markedMasters(mark: { name: string; value: string }): Promise<Array<{ pid: number; fd: number }>> {
+    const now = performance.now();
+    if (this.masterScan && now - this.masterScan.at < MASTER_SCAN_TTL_MS) return this.masterScan.masters;
+    const pids = await processesWithEnvironment(mark.name, mark.value);
+    const masters: Array<{ pid: number; fd: number }> = [];
+    for (const pid of pids) {
+      if (pid === this.shellPid || pid === process.pid) continue;
+      let fds: string[];
+      try {
+        fds = await fs.readdir(`/proc/${pid}/fd`);
+      } catch {
+        continue;
+      }
+      for (const fd of fds) if ((await fdTarget(pid, Number(fd))) === 'master') masters.push({ pid, fd: Number(fd) });
+    }
+    this.masterScan = { at: now, masters };
+    return masters;
+  }
+
+  /** The foreground of the terminal whose master is `fd` of `pid`. */
+  private async innerOf(pid: number, fd: number): Promise<InnerTerminal | undefined> {
+    let index: number;
+    try {
+      const fdinfo = await fs.readFile(`/proc/${pid}/fdinfo/${fd}`, 'utf8');
+      const match = /^tty-index:\s*(\d+)/m.exec(fdinfo);
+      if (!match) return undefined;
+      index = Number(match[1]);
+    } catch {
+      return undefined;
+    }
+    const path = `/dev/pts/${index}`;
+    let rdev: number;
+    try {
+      rdev = (await fs.stat(path)).rdev;
+    } catch {
+      return undefined;
+    }
+    // The session leader on that terminal among the holder's descendants names its foreground group.
+    const below = await Promise.all((await descendantPids(pid)).map((p) => readProcStat(p)));
+    const onTerminal = below.filter((s): s is ProcStat => s !== undefined && s.ttyNr === rdev);
+    const leader = onTerminal.find((s) => s.session === s.pid) ?? onTerminal[0];
+    if (!leader || !(leader.tpgid > 0)) return undefined;
+    const members = onTerminal.filter((s) => s.pgrp === leader.tpgid);
+    const reader = await this.findReader(members, path);
+    const front = members.find((s) => s.pid === leader.tpgid) ?? members[0];
+    const inner: InnerTerminal = { path, processGroupId: leader.tpgid, inputWaiting: reader !== undefined };
+    const command = reader?.command ?? front?.comm;
+    if (command !== undefined) inner.command = command;
+    if (reader) {
+      inner.inputCall = reader.call;
+      const flags = await readTerminalFlags(path);
+      if (flags) inner.secret = !flags.echo && flags.icanon;
+    }
+    return inner;
+  }
+
+  /**
+   * What the shell process is running: its auxiliary vector and the 16 random bytes the kernel gives
+   * every exec. A change means the shell exec'd (`exec bash`): its markers are gone with the old image.
+   */
+  private async imageOf(pid: number): Promise<string | undefined> {
+    try {
+      const auxv = await fs.readFile(`/proc/${pid}/auxv`);
+      const hash = createHash('sha256').update(auxv);
+      for (let at = 0; at + 16 <= auxv.length; at += 16) {
+        if (Number(auxv.readBigUInt64LE(at)) !== AT_RANDOM) continue;
+        const bytes = await readMemory(pid, Number(auxv.readBigUInt64LE(at + 8)), 16);
+        if (bytes) hash.update(bytes);
+      }
+      return hash.digest('base64url').slice(0, 22);
+    } catch {
+      return undefined;
+    }
+  }
+}
+
+const AT_RANDOM = 25;
+
+type FdTarget = 'terminal' | 'master' | 'socket' | 'other';
+
+/** What descriptor `fd` of `pid` is: the terminal `ptsPath`, a terminal master, a socket, or other. */
+async function fdTarget(pid: number, fd: number, ptsPath?: string): Promise<FdTarget> {
+  let target: string;
+  try {
+    target = await fs.readlink(`/proc/${pid}/fd/${fd}`);
+  } catch {
+    return 'other';
+  }
+  if (ptsPath !== undefined ? target === ptsPath || target === '/dev/tty' : target.startsWith('/dev/pts/') && target !== '/dev/pts/ptmx') {
+    return 'terminal';
+  }
+  if (target === '/dev/ptmx' || target === '/dev/pts/ptmx') return 'master';
+  if (target.startsWith('socket:')) return 'socket';
+  return 'other';
+}
+
+/** The fds of `pid` that are the terminal `ptsPath`. */
+async function terminalFds(pid: number, ptsPath: string): Promise<number[]> {
+  let fds: string[];
+  try {
+    fds = await fs.readdir(`/proc/${pid}/fd`);
+  } catch {
+    return [];
+  }
+  const found: number[] = [];
+  for (const fd of fds) if ((await fdTarget(pid, Number(fd), ptsPath)) === 'terminal') found.push(Number(fd));
+  return found;
+}
+
+interface Timeout {
+  timed: boolean;
+  ms?: number;
+}
+
+/** poll() and epoll_wait() take milliseconds; a negative value waits without end. */
+function intTimeout(ms: number): Timeout {
+  return ms < 0 ? { timed: false } : { timed: true, ms };
+}
+
+/**
+ * select() takes a `struct timeval *`, pselect/ppoll/epoll_pwait2 a `struct timespec *`; NULL waits without
+ * end. While the call sleeps, the struct in the program's memory still holds the timeout it was given.
+ */
+async function pointerTimeout(pid: number, address: number, kind: 'timeval' | 'timespec'): Promise<Timeout> {
+  if (address === 0) return { timed: false };
+  const bytes = await readMemory(pid, address, 16);
+  if (!bytes || bytes.length < 16) return { timed: true };
+  const seconds = Number(bytes.readBigInt64LE(0));
+  const fraction = Number(bytes.readBigInt64LE(8));
+  const ms = seconds * 1000 + (kind === 'timeval' ? fraction / 1000 : fraction / 1e6);
+  return Number.isFinite(ms) && ms >= 0 ? { timed: true, ms } : { timed: true };
+}
+
+async function selectSet(pid: number, nfds: number, readfds: number): Promise<number[] | undefined> {
+  if (readfds === 0 || nfds <= 0 || nfds > 65536) return undefined;
+  const set = await readMemory(pid, readfds, Math.ceil(nfds / 64) * 8);
+  if (!set) return undefined;
+  const fds: number[] = [];
+  for (let fd = 0; fd < nfds; fd++) if (((set[fd >> 3] ?? 0) & (1 << (fd & 7))) !== 0) fds.push(fd);
+  return fds;
+}
+
+async function pollSet(pid: number, address: number, count: number): Promise<number[] | undefined> {
+  const nfds = Math.min(count, 4096);
+  if (nfds <= 0) return undefined;
+  const array = await readMemory(pid, address, nfds * 8);
+  if (!array) return undefined;
+  const fds: number[] = [];
+  for (let i = 0; i < nfds; i++) {
+    const fd = array.readInt32LE(i * 8);
+    const events = array.readInt16LE(i * 8 + 4);
+    if (fd >= 0 && (events & 0x1) !== 0) fds.push(fd);
+  }
+  return fds;
+}
+
+async function epollSet(pid: number, epfd: number): Promise<number[] | undefined> {
+  try {
+    const info = await fs.readFile(`/proc/${pid}/fdinfo/${epfd}`, 'utf8');
+    const fds: number[] = [];
+    for (const match of info.matchAll(/^tfd:\s+(\d+)\s+events:\s+([0-9a-f]+)/gm)) {
+      if ((Number.parseInt(match[2]!, 16) & 0x1) !== 0) fds.push(Number(match[1]));
+    }
+    return fds;
+  } catch {
+    return undefined;
+  }
+}

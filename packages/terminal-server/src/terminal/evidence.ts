@@ -1,0 +1,156 @@
+/**
+ * The rules that say whether the running operation is done: a pure function from what was observed
+ * (shell-integration marks, the kernel's facts about who reads the terminal, how long output and input
+ * have been quiet) to a verdict. The generation gathers the observations and confirms a verdict with a
+ * second, identical one before it reports it; the README's "How we know" states the same rules.
+ */
+import type { ForegroundInfo, InputCall } from '../pty/contract.ts';
+
+/** Input just written may not have reached its reader yet (the line discipline delivers it from a kernel
+ *  worker): nothing seen sooner than this after a write is trusted. */
+export const WRITE_SETTLE_MS = 15;
+/** A program that printed this recently is not waiting for input yet: it may still be drawing its prompt. */
+export const OUTPUT_QUIET_MS = 8;
+/** Without a mark, bash idle in its line editor counts as its prompt only after this much quiet, so that
+ *  the prompt's own drawing (PS1, PROMPT_COMMAND's output) is over. */
+export const UNMARKED_PROMPT_QUIET_MS = 100;
+/** A wait with a timeout shorter than this ends by itself (`read -t 0.3` for an optional key): it counts
+ *  as waiting for input only once it was seen for longer than its timeout, which one wait cannot last, so
+ *  the program keeps waiting again (a polling loop). */
+export const SHORT_TIMED_WAIT_MS = 1000;
+/** Looks are this far apart at most; "seen for longer than its timeout" allows for one such gap. */
+export const TIMED_WAIT_MARGIN_MS = 100;
+
+export interface ShellMarks {
+  /** A prompt mark that counts (its number is new, or a fresh exit-status mark came first) is the last
+   *  thing drawn, with the cursor where the mark left it. */
+  prompt: boolean;
+  /** A command line started (its PS0 mark) since the last prompt mark that counted, in this shell image:
+   *  the shell's line editor is then a `read -e` inside that command, not the prompt. */
+  commandRunning: boolean;
+  /** Where bash's stack stood when it waited at a prompt that counted, in this program image: its
+   *  top-level line editor always waits at that depth, `read -e` deeper. */
+  promptStack?: string;
+}
+
+export interface Observation {
+  shellPid: number;
+  /** The provider can see input waits (Linux); false on providers that only report the foreground. */
+  waitsKnown: boolean;
+  front: ForegroundInfo | undefined;
+  marks: ShellMarks;
+  sinceWriteMs: number;
+  quietMs: number;
+  /** How long the same reader has been seen waiting, look after look, in the same kind of call. */
+  waitSeenMs: number;
+}
+
+export interface WaitFacts {
+  processGroupId: number;
+  command: string | undefined;
+  secret: boolean;
+  /** The waiting program is bash itself (its `read` builtin, or `read -e` in its line editor). */
+  shell: boolean;
+  call: InputCall | undefined;
+  /** The program in front relays to a terminal of its own: `inside` names what waits there, or the wait
+   *  inside cannot be seen ('unknown': ssh to another machine, a tmux server started elsewhere). */
+  relay?: { program: string | undefined; inside: string | undefined } | 'unknown';
+}
+
+export type Verdict =
+  | { kind: 'undecided'; retryMs?: number }
+  | { kind: 'prompt'; evidence: 'marker' | 'kernel' }
+  | { kind: 'input'; wait: WaitFacts };
+
+const undecided = (retryMs?: number): Verdict => (retryMs === undefined ? { kind: 'undecided' } : { kind: 'undecided', retryMs });
+
+export function judge(o: Observation): Verdict {
+  if (o.sinceWriteMs < WRITE_SETTLE_MS) return undecided(WRITE_SETTLE_MS - o.sinceWriteMs);
+  const front = o.front;
+  if (!front) return undecided();
+  const shellInFront = front.processGroupId === o.shellPid;
+  if (!o.waitsKnown) {
+    // Only the foreground is known: the mark plus bash in front is all the evidence there is.
+    return shellInFront && o.marks.prompt ? { kind: 'prompt', evidence: 'marker' } : undecided();
+  }
+  if (!front.inputWaiting) return undecided();
+  if (o.quietMs < OUTPUT_QUIET_MS) return undecided(OUTPUT_QUIET_MS - o.quietMs);
+  const ending = shortWaitPending(o, front);
+  if (ending !== undefined) return undecided(ending);
+  const readerIsShell = (front.inputProcessId ?? (shellInFront ? o.shellPid : -1)) === o.shellPid;
+  if (readerIsShell) return judgeShell(o, front);
+  const wait: WaitFacts = {
+    processGroupId: front.processGroupId,
+    command: front.command,
+    secret: front.secret === true,
+    shell: false,
+    call: front.inputCall,
+  };
+  if (front.inner === 'unknown') return { kind: 'input', wait: { ...wait, relay: 'unknown' } };
+  if (front.inner) {
+    // What runs inside decides: a relay always polls its input, whatever its inner program does.
+    if (!front.inner.inputWaiting) return undecided();
+    return {
+      kind: 'input',
+      wait: {
+        ...wait,
+        command: front.inner.command,
+        secret: front.inner.secret === true,
+        relay: { program: front.command, inside: front.inner.command },
+      },
+    };
+  }
+  return { kind: 'input', wait };
+}
+
+/**
+ * A timed wait too short to be a question (or of a timeout that could not be read): the time still to
+ * watch before it counts, or undefined when it counts now.
+ */
+function shortWaitPending(o: Observation, front: ForegroundInfo): number | undefined {
+  if (front.inputTimed !== true) return undefined;
+  const timeout = front.inputTimeoutMs ?? SHORT_TIMED_WAIT_MS;
+  if (timeout >= SHORT_TIMED_WAIT_MS) return undefined;
+  const needed = timeout + TIMED_WAIT_MARGIN_MS;
+  return o.waitSeenMs > needed ? undefined : needed - o.waitSeenMs + 1;
+}
+
+/** bash itself reads the terminal: its prompt, or one of its `read` builtins. */
+function judgeShell(o: Observation, front: ForegroundInfo): Verdict {
+  const wait: WaitFacts = {
+    processGroupId: front.processGroupId,
+    command: front.command,
+    secret: front.secret === true,
+    shell: true,
+    call: front.inputCall,
+  };
+  // A blocking read() is the `read` builtin; a wait with a timeout is `read -t` (the prompt has none).
+  if (front.inputCall === 'read' || front.inputTimed === true) return { kind: 'input', wait };
+  // The line editor: the prompt, or `read -e` inside a running command line.
+  if (o.marks.prompt) return { kind: 'prompt', evidence: 'marker' };
+  const stack = o.marks.promptStack;
+  if (stack !== undefined && front.inputStack !== undefined) {
+    // The depth of the wait decides, whatever marks were lost on the way (the hook unset mid-command).
+    if (front.inputStack !== stack) return { kind: 'input', wait };
+    return unmarkedPrompt(o);
+  }
+  if (o.marks.commandRunning) return { kind: 'input', wait };
+  return unmarkedPrompt(o);
+}
+
+/** No mark says a command runs (the shell exec'd, or its hook was removed): bash idle in its line editor
+ *  is taken for its prompt once the terminal has been quiet long enough. */
+function unmarkedPrompt(o: Observation): Verdict {
+  if (o.quietMs < UNMARKED_PROMPT_QUIET_MS) return undecided(UNMARKED_PROMPT_QUIET_MS - o.quietMs);
+  return { kind: 'prompt', evidence: 'kernel' };
+}
+
+/** Two verdicts agree (the confirming look saw the same thing). */
+export function sameVerdict(a: Verdict, b: Verdict): boolean {
+  if (a.kind !== b.kind) return false;
+  if (a.kind === 'prompt' && b.kind === 'prompt') return a.evidence === b.evidence;
+  if (a.kind === 'input' && b.kind === 'input') {
+    return a.wait.processGroupId === b.wait.processGroupId && a.wait.call === b.wait.call && a.wait.shell === b.wait.shell;
+  }
+  return true;
+}

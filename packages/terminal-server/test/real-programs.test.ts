@@ -1,0 +1,268 @@
+/**
+ * Issue 16: the engine tells the truth on real programs nobody here wrote, one describe per class of the
+ * issue: whole output, the prompt found however the shell changes, every input wait seen wherever the
+ * reader is, no false waits, a marker that counts once. The programs come from Debian (`npm test`
+ * installs the missing ones); a missing program fails its test with the command that installs it.
+ */
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { after, before, describe, it } from 'node:test';
+import { runSend, type SendResult } from '../src/index.ts';
+import { makeHub, type TestHub } from './helpers/engine.ts';
+
+/** Fails (never skips) when a program the test drives is missing. */
+function requirePrograms(...names: string[]): void {
+  const missing = names.filter((name) => {
+    try {
+      execFileSync('bash', ['-c', `command -v ${name}`], { stdio: 'ignore' });
+      return false;
+    } catch {
+      return true;
+    }
+  });
+  if (missing.length > 0) throw new Error(`missing ${missing.join(', ')}: run npm test (it installs them) or apt-get install them`);
+}
+
+function useHub(id: string, config: Parameters<typeof makeHub>[0] = {}): { send: (text: string, submit?: boolean) => Promise<SendResult>; hub: () => TestHub } {
+  let t: TestHub;
+  before(() => {
+    t = makeHub(config);
+  });
+  after(() => t.close());
+  return { send: (text, submit = true) => runSend(t.hub, id, { text, submit }), hub: () => t };
+}
+
+describe('class 1: output is whole, newline or not', () => {
+  const { send } = useHub('whole');
+
+  it('printf abc: the text without a final newline is the output', async () => {
+    const r = await send('printf abc');
+    assert.equal(r.waitReason, 'prompt');
+    assert.equal(r.output, 'printf abc\nabc');
+    assert.equal(r.truncated, false);
+  });
+
+  it("printf 'a\\nb': the last line stays", async () => {
+    const r = await send("printf 'a\\nb'");
+    assert.equal(r.output, "printf 'a\\nb'\na\nb");
+  });
+
+  it('a 1 MB line without a newline comes back with its end, marked truncated', async () => {
+    const r = await send("head -c 1000000 /dev/zero | tr '\\0' x");
+    assert.equal(r.waitReason, 'prompt');
+    assert.equal(r.truncated, true);
+    assert.match(r.output, /x{1000}$/);
+  });
+
+  it('text printed without a newline before a prompt of its own stays (python3 -c)', async () => {
+    const r = await send(`python3 -c "import sys; sys.stdout.write('no newline here')"`);
+    assert.match(r.output, /\nno newline here$/);
+  });
+});
+
+describe('class 2: the prompt is found however the shell changes', () => {
+  const { send } = useHub('changes');
+
+  it('PS1 and PROMPT_COMMAND set together keep the prompt and the exit status', async () => {
+    const set = await send(`PS1='custom> '; PROMPT_COMMAND='printf ""'`);
+    assert.equal(set.waitReason, 'prompt');
+    const r = await send('false');
+    assert.equal(r.waitReason, 'prompt');
+    assert.equal(r.exitCode, 1);
+    assert.match((await send('echo still')).output, /^echo still\nstill$/);
+  });
+
+  it('with the hook removed altogether, bash idle at its prompt is found from the kernel, without an exit status', async () => {
+    const r = await send('unset PROMPT_COMMAND PS0; PS1="plain$ "');
+    assert.equal(r.waitReason, 'prompt');
+    const next = await send('echo from-kernel');
+    assert.equal(next.waitReason, 'prompt');
+    assert.equal(next.promptEvidence, 'kernel');
+    assert.equal(next.exitCode, undefined);
+    assert.equal(next.output, 'echo from-kernel\nfrom-kernel');
+    const partial = await send('printf tail');
+    assert.equal(partial.output, 'printf tail\ntail');
+  });
+
+  it('exec bash: the new shell is found at its prompt, and the queue keeps working', async () => {
+    const r = await send('exec bash');
+    assert.equal(r.waitReason, 'prompt');
+    for (const word of ['one', 'two']) {
+      const next = await send(`echo ${word}`);
+      assert.equal(next.waitReason, 'prompt');
+      assert.match(next.output, new RegExp(`^echo ${word}\\n${word}$`));
+      assert.equal(next.queueStatus, 'ready');
+    }
+  });
+});
+
+describe('class 3: every input wait is seen, wherever the reader is', () => {
+  const { send } = useHub('waits');
+
+  it('read -t 10 (a timed select) is a wait of the shell; its answer ends it', async () => {
+    const r = await send("read -t 10 -p 'timed? ' x");
+    assert.equal(r.waitReason, 'stdin_read');
+    assert.match(r.output, /timed\? $/);
+    const done = await send('yes');
+    assert.equal(done.waitReason, 'prompt');
+    assert.match((await send('echo "[$x]"')).output, /\[yes\]$/);
+  });
+
+  it('read -e (readline inside a command) is a wait, not the prompt', async () => {
+    const r = await send("read -e -p 'edit? ' x");
+    assert.equal(r.waitReason, 'stdin_read');
+    const done = await send('typed');
+    assert.equal(done.waitReason, 'prompt');
+    assert.match((await send('echo "[$x]"')).output, /\[typed\]$/);
+  });
+
+  it('read -s -t 20: a timed secret wait keeps its secret flag', async () => {
+    const r = await send("read -s -t 20 -p 'pin: ' pin");
+    assert.equal(r.waitReason, 'stdin_read');
+    assert.equal(r.inputWait?.secret, true);
+    await send('4321');
+  });
+
+  it('a short optional read (read -t 0.3) ends by itself and is not reported as a wait', async () => {
+    const r = await send('read -t 0.3 -n 1 key; echo "after [$key]"');
+    assert.equal(r.waitReason, 'prompt');
+    assert.match(r.output, /after \[\]$/);
+  });
+
+  it('gpg asking a passphrase through pinentry (started by gpg-agent, outside the job) is a secret wait', async () => {
+    requirePrograms('gpg', 'gpg-agent', 'pinentry-curses', 'gpgconf');
+    await send('export GNUPGHOME="$PWD/gnupg" GPG_TTY="$(tty)"; mkdir -m 700 gnupg; echo pinentry-program "$(command -v pinentry-curses)" > gnupg/gpg-agent.conf; echo secret > s.txt');
+    try {
+      const ask = await send('gpg --pinentry-mode ask -c s.txt');
+      assert.equal(ask.waitReason, 'stdin_read');
+      assert.equal(ask.inputWait?.secret, true);
+      assert.match(ask.inputWait?.command ?? '', /pinentry/);
+      const again = await send('Correct-Horse-Battery-99!');
+      assert.equal(again.waitReason, 'stdin_read');
+      assert.equal(again.inputWait?.secret, true);
+      const done = await send('Correct-Horse-Battery-99!');
+      assert.equal(done.waitReason, 'prompt');
+      assert.equal(done.exitCode, 0);
+      assert.match((await send('ls s.txt.gpg')).output, /s\.txt\.gpg$/);
+    } finally {
+      await send('gpgconf --kill gpg-agent');
+    }
+  });
+
+  it('python3 asking through input() on a REPL-free script is a wait; its answer ends it', async () => {
+    const r = await send(`python3 -c "print('got', input('value? '))"`);
+    assert.equal(r.waitReason, 'stdin_read');
+    assert.equal((await send('42')).waitReason, 'prompt');
+  });
+
+  it('sqlite3 at its own prompt is a wait', async () => {
+    requirePrograms('sqlite3');
+    const r = await send('sqlite3');
+    assert.equal(r.waitReason, 'stdin_read');
+    const q = await send('select 6*7;');
+    assert.equal(q.waitReason, 'stdin_read');
+    assert.match(q.output, /42/);
+    assert.equal((await send('.quit')).waitReason, 'prompt');
+  });
+
+  it('top and less read keys: they wait', async () => {
+    requirePrograms('top', 'less');
+    const top = await send('top -d 2');
+    assert.equal(top.waitReason, 'stdin_read');
+    assert.equal(top.inputWait?.command, 'top');
+    assert.equal((await send('q', false)).waitReason, 'prompt');
+    await send('seq 1 500 > lines.txt');
+    const less = await send('less lines.txt');
+    assert.equal(less.waitReason, 'stdin_read');
+    assert.equal((await send('q', false)).waitReason, 'prompt');
+  });
+});
+
+describe('class 3: a program that redraws and never reads is not waiting', () => {
+  const { send } = useHub('watch', { operationTimeoutMs: 2500 });
+
+  it('watch runs until the deadline and is interrupted', async () => {
+    requirePrograms('watch');
+    const r = await send('watch -n 0.2 date');
+    assert.equal(r.waitReason, 'timeout');
+    const after = await send('echo after');
+    assert.equal(after.waitReason, 'prompt');
+  });
+});
+
+describe('class 4: no false waits', () => {
+  const { send } = useHub('false-waits');
+
+  it('vim after :wq (it asks the terminal its colours while exiting) returns at the prompt', async () => {
+    requirePrograms('vim');
+    const open = await send('vim -N -u NONE -i NONE note.txt');
+    assert.equal(open.waitReason, 'stdin_read');
+    const written = await send('ihello from vim\x1b:wq');
+    assert.equal(written.waitReason, 'prompt');
+    assert.equal(written.exitCode, 0);
+    assert.equal(written.output, '');
+    assert.match((await send('cat note.txt')).output, /hello from vim$/);
+  });
+
+  it('colour queries (OSC 11 and 4) are answered once, by the server, ending as the query ended', async () => {
+    // OSC 11 ended by ST is answered with ST (read up to its backslash); OSC 4 ended by BEL with BEL.
+    const r = await send(
+      `printf '\\033]11;?\\033\\\\'; IFS= read -rs -d '\\' -t 2 bg; printf '\\033]4;1;?\\007'; IFS= read -rs -d $'\\a' -t 2 c1; ` +
+        `extra=; IFS= read -rs -t 0.3 -n 1 extra; echo; echo "bg=\${bg:2:16} c1=\${c1:2:30} extra=[\${extra}]"`,
+    );
+    assert.equal(r.waitReason, 'prompt');
+    assert.match(r.output, /bg=11;rgb:[0-9a-f]{4}\/[0-9a-f]{4} c1=4;1;rgb:[0-9a-f]{4}\/[0-9a-f]{4}\/[0-9a-f]{4} extra=\[\]$/);
+  });
+
+  it('script: the command inside runs to its end before the send returns', async () => {
+    requirePrograms('script');
+    const open = await send('script -q /dev/null');
+    assert.equal(open.waitReason, 'stdin_read');
+    assert.equal(open.inputWait?.relay, 'script');
+    const inner = await send('sleep 1; echo inner-done');
+    assert.equal(inner.waitReason, 'stdin_read');
+    assert.match(inner.output, /inner-done/);
+    const question = await send("read -p 'inside? ' v");
+    assert.equal(question.waitReason, 'stdin_read');
+    assert.match(question.output, /inside\? $/);
+    await send('ok');
+    assert.equal((await send('exit')).waitReason, 'prompt');
+  });
+
+  it('tmux: the command inside runs to its end before the send returns', async () => {
+    requirePrograms('tmux');
+    const open = await send('tmux -L shared-terminal-test -f /dev/null new-session');
+    try {
+      assert.equal(open.waitReason, 'stdin_read');
+      assert.ok(open.inputWait?.relay, 'the wait names the relay');
+      const inner = await send('sleep 1; echo inner-done');
+      assert.equal(inner.waitReason, 'stdin_read');
+      assert.match(inner.output, /inner-done/);
+    } finally {
+      await send('exit');
+      execFileSync('bash', ['-c', 'tmux -L shared-terminal-test kill-server 2>/dev/null || true']);
+    }
+  });
+});
+
+describe('class 5: a marker counts once', () => {
+  const { send } = useHub('once');
+
+  it("the shell's rendered prompt printed before read -e is not the prompt", async () => {
+    const r = await send('printf %s "${PS1@P}"; read -e x');
+    assert.equal(r.waitReason, 'stdin_read');
+    assert.equal((await send('a')).waitReason, 'prompt');
+  });
+
+  it("the shell's rendered prompt printed before a plain read is not the prompt", async () => {
+    const r = await send('printf %s "${PS1@P}"; read x');
+    assert.equal(r.waitReason, 'stdin_read');
+    assert.equal((await send('b')).waitReason, 'prompt');
+  });
+
+  it('echo "$PS1" does not hand out the marker secret', async () => {
+    const r = await send('echo "$PS1"');
+    assert.match(r.output, /\$\{__st_n\}/);
+    assert.doesNotMatch(r.output, /633;B;[A-Za-z0-9_-]{20,}/);
+  });
+});
