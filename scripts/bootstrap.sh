@@ -48,6 +48,25 @@ if needs_browser && [ -z "${CHROMIUM_PATH:-}" ]; then
   export CHROMIUM_PATH="$(command -v chromium)"
 fi
 
+# The programs the tests drive on a real PTY (issue 16's real-program suite): command, then its Debian
+# package. Missing ones are installed like Chromium; a test never skips because one is absent.
+test_programs="vim:vim tmux:tmux gpg:gnupg gpg-agent:gpg-agent gpgconf:gpgconf pinentry-curses:pinentry-curses sqlite3:sqlite3 script:bsdutils less:less top:procps watch:procps python3:python3"
+if [ "$task" = test ]; then
+  missing=""
+  for pair in $test_programs; do
+    command -v "${pair%%:*}" >/dev/null 2>&1 || missing="$missing ${pair#*:}"
+  done
+  if [ -n "$missing" ]; then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+      log "installing the programs the tests drive from Debian:$missing"
+      (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing) >&2
+    else
+      log "missing programs the tests drive (Debian packages:$missing): install them and run again"
+      exit 1
+    fi
+  fi
+fi
+
 stamp="$root/node_modules/.bootstrap-stamp"
 want="$(for f in pnpm-lock.yaml package.json packages/*/package.json storybook/package.json e2e/package.json bench/package.json; do if [ -f "$f" ]; then cat "$f"; fi; done | sha1sum | cut -d' ' -f1)"
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then

@@ -27,9 +27,10 @@ const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   capacity: 503,
   // the terminal is gone
   disposed: 410,
-  // the server failed to do its part
-  'recovery-failed': 500,
-  'grant-failed': 500,
+  // the terminal cannot take input until it is reset (a program ignored SIGINT, the PTY refused a write):
+  // the client's remedy is shared_terminal_reset, named in the message, not a retry
+  'recovery-failed': 409,
+  'grant-failed': 409,
 };
 
 export function describeToolFailure(error: unknown): ToolFailure {

@@ -220,3 +220,30 @@ describe('tool API', () => {
     assert.doesNotMatch(next.body.viewport, /^never-printed$/m, "the command was interrupted");
   });
 });
+
+describe('a blocked queue', () => {
+  let stubborn: RunningCli;
+  before(async () => {
+    const dir = tempDir();
+    stubborn = await startCli(['--config', writeConfig(dir, { operationTimeoutMs: 1500, interruptTimeoutMs: 500 })]);
+    rmSync(dir, { recursive: true, force: true });
+  });
+  after(() => stubborn.stop());
+
+  test('is a 409 with its code and remedy, never a 5xx, and reset clears it', async () => {
+    // A program that ignores SIGINT outlives the deadline and the recovery that follows it.
+    const stuck = await callTool(stubborn, 'stuck', 'shared_terminal_send', { text: "trap '' INT; sleep 60" });
+    assert.equal(stuck.status, 409);
+    assert.equal(stuck.body.error.code, 'recovery-failed');
+    assert.match(stuck.body.error.message, /shared_terminal_reset/);
+    const next = await callTool(stubborn, 'stuck', 'shared_terminal_send', { text: 'echo queued' });
+    assert.equal(next.status, 409);
+    assert.equal(next.body.error.code, 'blocked');
+    assert.match(next.body.error.message, /shared_terminal_reset/);
+    const reset = await callTool(stubborn, 'stuck', 'shared_terminal_reset', {});
+    assert.equal(reset.status, 200);
+    const after = await callTool<SendResult>(stubborn, 'stuck', 'shared_terminal_send', { text: 'echo back' });
+    assert.equal(after.status, 200);
+    assert.match(after.body.output, /back$/);
+  });
+});

@@ -378,7 +378,7 @@ export class OperationQueue {
           this.pump();
           return;
         }
-        const message = `${next.kind === 'reset' ? 'reset failed' : 'writing to the terminal failed'}: ${describe(error)}; queue is blocked until reset`;
+        const message = `${next.kind === 'reset' ? 'reset failed' : 'writing to the terminal failed'}: ${describe(error)}; queue is blocked until reset: call shared_terminal_reset to replace the shell`;
         this.block(next, new QueueError('grant-failed', message), message);
       },
     );
@@ -407,7 +407,7 @@ export class OperationQueue {
     }
     return this.runWrite(op, write).catch((error: unknown) => {
       if (op.state === 'active') {
-        const message = `writing to the terminal failed: ${describe(error)}; queue is blocked until reset`;
+        const message = `writing to the terminal failed: ${describe(error)}; queue is blocked until reset: call shared_terminal_reset to replace the shell`;
         this.block(op, new QueueError('grant-failed', message), message);
       }
       throw error;
@@ -486,14 +486,14 @@ export class OperationQueue {
     if (op.state !== 'active' || op.interruptTimer !== undefined) return;
     op.interruptTimer = this.options.clock.setTimeout(() => {
       if (op.state !== 'active') return;
-      const message = `recovery failed after ${op.recoveryReason ?? 'cancel'}: the prompt did not come back within ${this.options.interruptTimeoutMs} ms of SIGINT; queue is blocked until reset`;
+      const message = `recovery failed after ${op.recoveryReason ?? 'cancel'}: the prompt did not come back within ${this.options.interruptTimeoutMs} ms of SIGINT; queue is blocked until reset: call shared_terminal_reset to replace the shell`;
       this.block(op, new QueueError('recovery-failed', message), QUEUE_MESSAGES.blocked);
     }, this.options.interruptTimeoutMs);
     try {
       await this.options.hooks.interrupt(op);
     } catch (error) {
       if (op.state !== 'active') return;
-      const message = `recovery failed: SIGINT could not be delivered (${describe(error)}); queue is blocked until reset`;
+      const message = `recovery failed: SIGINT could not be delivered (${describe(error)}); queue is blocked until reset: call shared_terminal_reset to replace the shell`;
       this.block(op, new QueueError('recovery-failed', message), QUEUE_MESSAGES.blocked);
     }
   }

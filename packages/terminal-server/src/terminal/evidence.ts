@@ -109,8 +109,8 @@ export function judge(o: Observation): Verdict {
  */
 function shortWaitPending(o: Observation, front: ForegroundInfo): number | undefined {
   if (front.inputTimed !== true) return undefined;
+  if (front.inputTimeoutMs !== undefined && front.inputTimeoutMs >= SHORT_TIMED_WAIT_MS) return undefined;
   const timeout = front.inputTimeoutMs ?? SHORT_TIMED_WAIT_MS;
-  if (timeout >= SHORT_TIMED_WAIT_MS) return undefined;
   const needed = timeout + TIMED_WAIT_MARGIN_MS;
   return o.waitSeenMs > needed ? undefined : needed - o.waitSeenMs + 1;
 }

@@ -1,0 +1,101 @@
+/**
+ * Issue 16: the evidence rules without a PTY. Each row is an observation as the generation records it
+ * (the kernel facts are the ones the Linux inspector reported for the named program on a real terminal)
+ * and the verdict the rules must give.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { ForegroundInfo } from '../src/index.ts';
+import { type Observation, type Verdict, judge, sameVerdict } from '../src/terminal/evidence.ts';
+
+const SHELL = 4100;
+const PROMPT_STACK = '0x7ffc9293df10';
+
+/** bash asleep in its line editor (pselect without timeout) at the depth of its top-level prompt. */
+const lineEditor: ForegroundInfo = {
+  processGroupId: SHELL, command: 'bash', inputWaiting: true, inputCall: 'poll', inputTimed: false, inputProcessId: SHELL, inputStack: PROMPT_STACK,
+};
+
+function observe(front: ForegroundInfo | undefined, extra: Partial<Observation> = {}, marks: Partial<Observation['marks']> = {}): Observation {
+  return {
+    shellPid: SHELL,
+    waitsKnown: true,
+    front,
+    marks: { prompt: false, commandRunning: false, ...marks },
+    sinceWriteMs: 500,
+    quietMs: 500,
+    waitSeenMs: 0,
+    ...extra,
+  };
+}
+
+type Expect = 'undecided' | 'prompt/marker' | 'prompt/kernel' | 'input' | 'input/secret' | 'input/relay' | 'input/uncertain';
+
+function describeVerdict(v: Verdict): Expect {
+  if (v.kind === 'undecided') return 'undecided';
+  if (v.kind === 'prompt') return `prompt/${v.evidence}`;
+  if (v.wait.relay === 'unknown') return 'input/uncertain';
+  if (v.wait.relay) return 'input/relay';
+  return v.wait.secret ? 'input/secret' : 'input';
+}
+
+const rows: Array<[string, Observation, Expect]> = [
+  ['right after a write nothing is trusted', observe(lineEditor, { sinceWriteMs: 3 }, { prompt: true }), 'undecided'],
+  ['the shell exited or could not be read', observe(undefined), 'undecided'],
+  ['output still arriving', observe({ ...lineEditor, processGroupId: 4200, command: 'python3', inputProcessId: 4200, inputStack: '0x1' }, { quietMs: 2 }), 'undecided'],
+  ['a counted prompt mark and bash in its line editor', observe(lineEditor, {}, { prompt: true }), 'prompt/marker'],
+  ['no mark, bash idle, quiet 50 ms: not yet', observe(lineEditor, { quietMs: 50 }), 'undecided'],
+  ['no mark (exec bash), bash idle, quiet 150 ms', observe(lineEditor, { quietMs: 150 }), 'prompt/kernel'],
+  ['read -e: a command line started, no prompt since', observe({ ...lineEditor, inputStack: undefined }, {}, { commandRunning: true }), 'input'],
+  ['read -e: deeper than the prompt', observe({ ...lineEditor, inputStack: '0x7ffc9293ea30' }, {}, { promptStack: PROMPT_STACK }), 'input'],
+  ['a quote continuation (PS2) waits deeper too', observe({ ...lineEditor, inputStack: '0x7ffc9293de80' }, {}, { promptStack: PROMPT_STACK }), 'input'],
+  ['the hook was removed mid-command: the depth says prompt', observe(lineEditor, {}, { commandRunning: true, promptStack: PROMPT_STACK }), 'prompt/kernel'],
+  ["bash's read builtin blocks in read()", observe({ ...lineEditor, inputCall: 'read', inputStack: '0x7ffc9293eb40' }), 'input'],
+  ['read -s: echo off', observe({ ...lineEditor, inputCall: 'read', secret: true, echo: false, icanon: true }), 'input/secret'],
+  ['read -t 10: a timed select', observe({ ...lineEditor, inputTimed: true, inputTimeoutMs: 10_000, inputStack: '0x7ffc9293eb40' }), 'input'],
+  ['read -t 0.3, seen 100 ms: it ends by itself', observe({ ...lineEditor, inputTimed: true, inputTimeoutMs: 300 }, { waitSeenMs: 100 }), 'undecided'],
+  ['a 100 ms poll seen for 500 ms: a polling loop', observe({ ...lineEditor, processGroupId: 4200, command: 'htop', inputProcessId: 4200, inputTimed: true, inputTimeoutMs: 100 }, { waitSeenMs: 500 }), 'input'],
+  ['a timed wait whose timeout could not be read, seen 500 ms', observe({ ...lineEditor, inputTimed: true }, { waitSeenMs: 500 }), 'undecided'],
+  ['... and seen 1.2 s', observe({ ...lineEditor, processGroupId: 4200, inputProcessId: 4200, inputTimed: true }, { waitSeenMs: 1200 }), 'input'],
+  ['python3 REPL in epoll', observe({ processGroupId: 4200, command: 'python3', inputWaiting: true, inputCall: 'poll', inputTimed: false, inputProcessId: 4200 }), 'input'],
+  ['pinentry outside the job, echo off', observe({ processGroupId: 4300, command: 'pinentry-curses', inputWaiting: true, inputCall: 'poll', inputProcessId: 4377, inputOutside: true, secret: true, echo: false, icanon: false }), 'input/secret'],
+  ['a job that runs (sleep, make): nothing waits', observe({ processGroupId: 4200, command: 'sleep', inputWaiting: false }), 'undecided'],
+  ['watch redraws and never reads', observe({ processGroupId: 4200, command: 'watch', inputWaiting: false, busy: false }), 'undecided'],
+  [
+    'script: its inner bash waits at a prompt',
+    observe({ processGroupId: 4200, command: 'script', inputWaiting: true, inputCall: 'poll', inputProcessId: 4200, inner: { path: '/dev/pts/9', processGroupId: 4250, inputWaiting: true, command: 'bash', inputCall: 'poll' } }),
+    'input/relay',
+  ],
+  [
+    'tmux: the command inside still runs',
+    observe({ processGroupId: 4200, command: 'tmux: client', inputWaiting: true, inputCall: 'poll', inputProcessId: 4200, inner: { path: '/dev/pts/9', processGroupId: 4260, inputWaiting: false, command: 'sleep' } }),
+    'undecided',
+  ],
+  ['ssh: the far side cannot be seen', observe({ processGroupId: 4200, command: 'ssh', inputWaiting: true, inputCall: 'poll', inputProcessId: 4200, inner: 'unknown' }), 'input/uncertain'],
+  ['macOS: only the foreground is known; a mark and bash in front', observe({ processGroupId: SHELL, inputWaiting: false }, { waitsKnown: false }, { prompt: true }), 'prompt/marker'],
+  ['macOS: no mark', observe({ processGroupId: SHELL, inputWaiting: false }, { waitsKnown: false }), 'undecided'],
+];
+
+describe('evidence rules', () => {
+  for (const [name, observation, expected] of rows) {
+    it(`${name} → ${expected}`, () => {
+      assert.equal(describeVerdict(judge(observation)), expected);
+    });
+  }
+
+  it('an undecided verdict says when to look again, never later than the rule needs', () => {
+    const v = judge(observe(lineEditor, { quietMs: 40 }));
+    assert.equal(v.kind, 'undecided');
+    assert.ok(v.kind === 'undecided' && v.retryMs !== undefined && v.retryMs <= 60 && v.retryMs > 0);
+    const timed = judge(observe({ ...lineEditor, inputTimed: true, inputTimeoutMs: 300 }, { waitSeenMs: 100 }));
+    assert.ok(timed.kind === 'undecided' && timed.retryMs !== undefined && timed.retryMs > 200 && timed.retryMs <= 301);
+  });
+
+  it('a confirming look agrees only on the same kind of verdict about the same reader', () => {
+    const a = judge(observe({ processGroupId: 4200, command: 'python3', inputWaiting: true, inputCall: 'poll', inputProcessId: 4200 }));
+    const b = judge(observe({ processGroupId: 4201, command: 'python3', inputWaiting: true, inputCall: 'poll', inputProcessId: 4201 }));
+    assert.equal(sameVerdict(a, a), true);
+    assert.equal(sameVerdict(a, b), false);
+    assert.equal(sameVerdict(judge(observe(lineEditor, {}, { prompt: true })), judge(observe(lineEditor, { quietMs: 150 }))), false);
+  });
+});
