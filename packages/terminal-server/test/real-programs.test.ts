@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
-import { runSend, type SendResult } from '../src/index.ts';
+import { runRead, runSend, type SendResult } from '../src/index.ts';
 import { makeHub, type TestHub } from './helpers/engine.ts';
 
 /** Fails (never skips) when a program the test drives is missing. */
@@ -61,7 +61,7 @@ describe('class 1: output is whole, newline or not', () => {
 });
 
 describe('class 2: the prompt is found however the shell changes', () => {
-  const { send } = useHub('changes');
+  const { send, hub } = useHub('changes');
 
   it('PS1 and PROMPT_COMMAND set together keep the prompt and the exit status', async () => {
     const set = await send(`PS1='custom> '; PROMPT_COMMAND='printf ""'`);
@@ -84,15 +84,26 @@ describe('class 2: the prompt is found however the shell changes', () => {
     assert.equal(partial.output, 'printf tail\ntail');
   });
 
-  it('exec bash: the new shell is found at its prompt, and the queue keeps working', async () => {
+  it('exec bash: the new shell is found at its prompt, its hook restored unseen, and the queue keeps working', async () => {
     const r = await send('exec bash');
     assert.equal(r.waitReason, 'prompt');
+    assert.equal(r.exitCode, undefined, 'the exec has no exit status of its own');
+    assert.doesNotMatch(r.output, /shared-terminal-restore/, 'the restore line is not part of the output');
+    const failed = await send('false');
+    assert.equal(failed.waitReason, 'prompt');
+    assert.equal(failed.exitCode, 1, 'exit statuses are back: the hook was restored in the new bash');
+    assert.equal(failed.promptEvidence, undefined);
     for (const word of ['one', 'two']) {
       const next = await send(`echo ${word}`);
       assert.equal(next.waitReason, 'prompt');
       assert.match(next.output, new RegExp(`^echo ${word}\\n${word}$`));
       assert.equal(next.queueStatus, 'ready');
     }
+    const read = await send("read -e -p 'after exec? ' v");
+    assert.equal(read.waitReason, 'stdin_read', 'read -e in the new bash is still a wait');
+    await send('v');
+    const screen = await runRead(hub().hub, 'changes', {});
+    assert.doesNotMatch(screen.text, /shared-terminal-restore/, 'the restore line was erased from the screen');
   });
 });
 

@@ -228,6 +228,10 @@ export class OwnerTerminal extends EventEmitter<OwnerEvents> {
         if (this.current !== generation || !holder || holder.kind === 'reset') return 'none';
         return 'prompt-and-input';
       },
+      engineMayType: () => {
+        const holder = this.queue.holder;
+        return this.current === generation && holder !== undefined && holder !== null && holder.kind !== 'human' && holder.kind !== 'reset';
+      },
       prompt: (dispatch: number, fact: PromptFact) => {
         if (this.current !== generation) return;
         if (this.queue.observe('prompt', dispatch, fact)) this.setInputWait(null);

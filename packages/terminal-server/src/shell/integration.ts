@@ -43,13 +43,11 @@ export function scrubEnvironment(base: NodeJS.ProcessEnv): Record<string, string
 }
 
 /**
- * The boot code, run once as PROMPT_COMMAND. `__st_e` is a one-element array whose subscript, evaluated
- * when PS1 is expanded, resets the guard `__st_g` (an arithmetic side effect that prints nothing).
+ * The hook, once `__st_n` holds the nonce. `__st_e` is a one-element array whose subscript, evaluated when
+ * PS1 is expanded, resets the guard `__st_g` (an arithmetic side effect that prints nothing).
  */
-function bootCode(): string {
+function hookCode(): string[] {
   return [
-    'builtin export -n PROMPT_COMMAND PS0 PS1 PS2',
-    'IFS= builtin read -r __st_n',
     "__st_e=('') __st_g=0",
     "__st_b='\\[${__st_e[__st_g=0]}\\e]633;B;${__st_n};\\#\\a\\]'",
     "__st_c='\\e]633;C;${__st_n}\\a'",
@@ -58,8 +56,31 @@ function bootCode(): string {
       '[[ $PS1 == *"$__st_b"* ]] || PS1+=$__st_b; [[ $PS0 == *"$__st_c"* ]] || PS0+=$__st_c; ' +
       "builtin printf '\\033]633;D;%s;%s\\007' \"$__st_n\" \"$__st_s\"; return $__st_s; }",
     'PROMPT_COMMAND=(__st_p __st_p)',
-    '__st_p',
-  ].join('; ');
+  ];
+}
+
+/** The boot code, run once as PROMPT_COMMAND: it reads the nonce as the first line of input. */
+function bootCode(): string {
+  return ['builtin export -n PROMPT_COMMAND PS0 PS1 PS2', 'IFS= builtin read -r __st_n', ...hookCode(), '__st_p'].join('; ');
+}
+
+/**
+ * The hook again, for a new bash in the same process (`exec bash` dropped the old image and its hook).
+ * It is sourced from a private file by a line typed at that bash's prompt: the file removes itself (it
+ * holds the nonce), erases the typed line from the screen and, unless the user's HISTCONTROL already
+ * leaves space-led lines out, from history. The user's PS1 and PROMPT_COMMAND are kept; the hook joins them.
+ */
+export function restoreScript(nonce: string): string {
+  return [
+    'command rm -rf -- "${BASH_SOURCE[0]%/*}"',
+    '[[ $HISTCONTROL == *ignorespace* || $HISTCONTROL == *ignoreboth* ]] || builtin history -d -1 2>/dev/null',
+    "builtin printf '\\033[1A\\r\\033[2K'",
+    `__st_n=${nonce}`,
+    ...hookCode().slice(0, -1),
+    '[[ $(builtin declare -p PROMPT_COMMAND 2>/dev/null) == "declare -a"* ]] || PROMPT_COMMAND=(${PROMPT_COMMAND+"$PROMPT_COMMAND"})',
+    'PROMPT_COMMAND+=(__st_p __st_p)',
+    '',
+  ].join('\n');
 }
 
 export interface ShellLaunch {

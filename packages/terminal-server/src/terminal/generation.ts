@@ -18,6 +18,7 @@ import type { ForegroundInfo, ForegroundSignal, PtyExit, PtyHandle, PtyProvider 
 import { type Cursor, type CaptureHandle, Screen, type ScreenSnapshot } from '../screen/screen.ts';
 import { within } from '../time.ts';
 import { MarkerFilter, type ShellMarker, prepareShellLaunch } from '../shell/integration.ts';
+import { prepareRestore, runsBash } from '../shell/restore.ts';
 import { type Observation, type Verdict, type WaitFacts, judge, sameVerdict } from './evidence.ts';
 import type { TerminalConfig } from '../config.ts';
 
@@ -41,6 +42,8 @@ export interface GenerationObserver {
   dispatch(): number;
   /** What the active operation can be completed by; 'none' stops polling. */
   interest(): 'none' | 'prompt' | 'prompt-and-input';
+  /** The engine may type into the terminal itself now (no person is typing into it). */
+  engineMayType(): boolean;
   prompt(dispatch: number, fact: PromptFact): void;
   inputWait(dispatch: number, wait: InputWait): void;
 }
@@ -100,6 +103,7 @@ export class TerminalGeneration extends EventEmitter<GenerationEvents> {
   private readonly handle: PtyHandle;
   private readonly screen: Screen;
   private readonly filter: MarkerFilter;
+  private readonly nonce: string;
   private readonly config: TerminalConfig;
   private observer: GenerationObserver | undefined;
   private sequenceNumber = 0;
@@ -123,6 +127,10 @@ export class TerminalGeneration extends EventEmitter<GenerationEvents> {
   private promptStack: string | undefined;
   /** The shell's program image when last seen reading: a new one means it exec'd. */
   private shellImage: string | undefined;
+  /** The shell exec'd since it started (its first image had the hook; later ones need the restore). */
+  private imageChanged = false;
+  /** The image the restore was tried in (once per image), and the operation it was typed in. */
+  private restoreTried: { image: string; dispatch: number } | undefined;
   private promptTimer: NodeJS.Timeout | undefined;
   // input-wait polling
   private pollTimer: NodeJS.Timeout | undefined;
@@ -147,6 +155,7 @@ export class TerminalGeneration extends EventEmitter<GenerationEvents> {
     this.handle = handle;
     this.pid = handle.pid;
     this.filter = new MarkerFilter(nonce);
+    this.nonce = nonce;
     this.screen = new Screen(
       {
         rows: options.config.rows,
@@ -416,7 +425,29 @@ export class TerminalGeneration extends EventEmitter<GenerationEvents> {
       start = { line: cursor.line, x: known && drawn.endsWith(known) ? drawn.length - known.length : 0 };
     }
     if (start && drawn !== undefined && start.line === cursor.line) this.lastPromptText = drawn.slice(start.x) || undefined;
-    observer.prompt(dispatch, { exitCode: status && status.dispatch === dispatch ? status.status : undefined, evidence, start });
+    // The first prompt after a restore follows the restore line, whose status says nothing of the command.
+    const restored = this.restoreTried?.dispatch === dispatch;
+    const exitCode = status && status.dispatch === dispatch && !restored ? status.status : undefined;
+    observer.prompt(dispatch, { exitCode, evidence: restored ? 'kernel' : evidence, start });
+  }
+
+  /**
+   * Types the restore line (see shell/restore.ts) when bash exec'd into a new bash, once per image, while
+   * no person is typing. True when it was typed: the marked prompt that follows ends the operation.
+   */
+  private async restoreIntegration(observer: GenerationObserver, dispatch: number): Promise<boolean> {
+    const image = this.shellImage;
+    if (!this.imageChanged || image === undefined || this.restoreTried?.image === image) return false;
+    if (!observer.engineMayType() || !(await runsBash(this.pid))) return false;
+    this.restoreTried = { image, dispatch };
+    try {
+      const line = await prepareRestore(this.nonce);
+      if (observer.dispatch() !== dispatch || this.shellImage !== image) return false;
+      await this.write(line);
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   /** A new program image in the shell process (it exec'd): the old image's marks say nothing now. */
@@ -428,6 +459,7 @@ export class TerminalGeneration extends EventEmitter<GenerationEvents> {
       this.promptMark = undefined;
       this.freshStatus = false;
       this.promptStack = undefined;
+      this.imageChanged = true;
     }
     this.shellImage = image;
   }
@@ -508,6 +540,8 @@ export class TerminalGeneration extends EventEmitter<GenerationEvents> {
       if (!sameVerdict(verdict, confirmed) || this.sequenceNumber !== outputBefore || observer.dispatch() !== dispatch) return;
       if (confirmed.kind === 'prompt') {
         if (confirmed.evidence === 'marker' && !this.promptMark) return;
+        // A new bash in this process: put the hook back, and report the prompt it draws then.
+        if (confirmed.evidence === 'kernel' && (await this.restoreIntegration(observer, dispatch))) return;
         this.reportPrompt(observer, dispatch, confirmed.evidence, again);
         return;
       }
