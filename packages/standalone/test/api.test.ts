@@ -234,12 +234,12 @@ describe('a blocked queue', () => {
     // A program that ignores SIGINT outlives the deadline and the recovery that follows it.
     const stuck = await callTool(stubborn, 'stuck', 'shared_terminal_send', { text: "trap '' INT; sleep 60" });
     assert.equal(stuck.status, 409);
-    assert.equal(stuck.body.error.code, 'recovery-failed');
-    assert.match(stuck.body.error.message, /shared_terminal_reset/);
+    assert.equal(stuck.body.error?.code, 'recovery-failed');
+    assert.match(stuck.body.error?.message, /shared_terminal_reset/);
     const next = await callTool(stubborn, 'stuck', 'shared_terminal_send', { text: 'echo queued' });
     assert.equal(next.status, 409);
-    assert.equal(next.body.error.code, 'blocked');
-    assert.match(next.body.error.message, /shared_terminal_reset/);
+    assert.equal(next.body.error?.code, 'blocked');
+    assert.match(next.body.error?.message, /shared_terminal_reset/);
     const reset = await callTool(stubborn, 'stuck', 'shared_terminal_reset', {});
     assert.equal(reset.status, 200);
     const after = await callTool<SendResult>(stubborn, 'stuck', 'shared_terminal_send', { text: 'echo back' });

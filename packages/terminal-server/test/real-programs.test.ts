@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { runRead, runSend, type SendResult } from '../src/index.ts';
-import { makeHub, type TestHub } from './helpers/engine.ts';
+import { makeHub, sleep, type TestHub } from './helpers/engine.ts';
 
 /** Fails (never skips) when a program the test drives is missing. */
 function requirePrograms(...names: string[]): void {
@@ -82,6 +82,23 @@ describe('class 2: the prompt is found however the shell changes', () => {
     assert.equal(next.output, 'echo from-kernel\nfrom-kernel');
     const partial = await send('printf tail');
     assert.equal(partial.output, 'printf tail\ntail');
+  });
+
+  it('without the hook, a person typing at the prompt keeps the input until Enter', async () => {
+    const owner = hub().hub.acquire('changes');
+    const lease = await owner.beginHuman('echo typed-by-');
+    await lease.granted;
+    let settled = false;
+    void lease.result.then(() => (settled = true));
+    await lease.input('a-');
+    await sleep(400); // far past the quiet an unmarked prompt needs
+    await lease.input('person');
+    await sleep(400);
+    assert.equal(settled, false, 'the half-typed line did not end the lease');
+    await lease.input('\r');
+    const result = await lease.result;
+    assert.equal(result.waitReason, 'prompt');
+    assert.match((await send('echo next')).output, /^echo next\nnext$/);
   });
 
   it('exec bash: the new shell is found at its prompt, its hook restored unseen, and the queue keeps working', async () => {
@@ -189,6 +206,45 @@ describe('class 3: every input wait is seen, wherever the reader is', () => {
   });
 });
 
+describe('class 3: confirmation and passphrase prompts of real tools', () => {
+  const { send } = useHub('prompts');
+
+  it('rm -i asks, and the answer ends it', async () => {
+    const ask = await send('touch doomed; rm -i doomed');
+    assert.equal(ask.waitReason, 'stdin_read');
+    assert.equal(ask.inputWait?.command, 'rm');
+    assert.equal(ask.inputWait?.secret, false);
+    assert.equal((await send('y')).waitReason, 'prompt');
+  });
+
+  it('ssh-keygen and openssl ask passphrases as secrets, twice', async () => {
+    requirePrograms('ssh-keygen', 'openssl');
+    for (const [command, name] of [['ssh-keygen -q -t ed25519 -f ./key', 'ssh-keygen'], ['openssl passwd -1', 'openssl']] as const) {
+      const first = await send(command);
+      assert.equal(first.waitReason, 'stdin_read', command);
+      assert.equal(first.inputWait?.command, name);
+      assert.equal(first.inputWait?.secret, true);
+      const second = await send('a-long-pass-phrase');
+      assert.equal(second.waitReason, 'stdin_read');
+      assert.equal(second.inputWait?.secret, true);
+      const done = await send('a-long-pass-phrase');
+      assert.equal(done.waitReason, 'prompt', command);
+      assert.equal(done.exitCode, 0);
+      assert.doesNotMatch(done.output, /a-long-pass-phrase/);
+    }
+  });
+
+  it('git commit opens the editor (a wait); :wq with a message ends at the prompt', async () => {
+    requirePrograms('git', 'vim');
+    const open = await send('git init -q repo && cd repo && GIT_EDITOR="vim -N -u NONE -i NONE" git -c user.name=t -c user.email=t@example.com commit -q --allow-empty');
+    assert.equal(open.waitReason, 'stdin_read');
+    const saved = await send('ifirst commit\x1b:wq');
+    assert.equal(saved.waitReason, 'prompt');
+    assert.equal(saved.exitCode, 0);
+    assert.match((await send('git log --format=%s')).output, /first commit$/);
+  });
+});
+
 describe('class 3: a program that redraws and never reads is not waiting', () => {
   const { send } = useHub('watch', { operationTimeoutMs: 2500 });
 
@@ -253,6 +309,40 @@ describe('class 4: no false waits', () => {
       await send('exit');
       execFileSync('bash', ['-c', 'tmux -L shared-terminal-test kill-server 2>/dev/null || true']);
     }
+  });
+});
+
+describe('class 4: relays whose inner terminal belongs to a server (screen) or a script (expect)', () => {
+  const { send } = useHub('relays');
+
+  it('screen: the command inside runs to its end, and a secret prompt inside is secret', async () => {
+    requirePrograms('screen');
+    const open = await send('screen -S shared-terminal-test');
+    try {
+      assert.equal(open.waitReason, 'stdin_read');
+      assert.equal(open.inputWait?.relay, 'screen');
+      const inner = await send('sleep 1; echo inner-done');
+      assert.equal(inner.waitReason, 'stdin_read');
+      assert.match(inner.output, /inner-done/);
+      const secret = await send("read -s -p 'pin: ' pin");
+      assert.equal(secret.waitReason, 'stdin_read');
+      assert.equal(secret.inputWait?.secret, true);
+      const answered = await send('1234');
+      assert.equal(answered.inputWait?.secret, false);
+    } finally {
+      assert.equal((await send('exit')).waitReason, 'prompt');
+    }
+  });
+
+  it('expect interact: the command inside runs to its end', async () => {
+    requirePrograms('expect');
+    const open = await send(`expect -c 'spawn bash --norc; interact'`);
+    assert.equal(open.waitReason, 'stdin_read');
+    assert.equal(open.inputWait?.relay, 'expect');
+    const inner = await send('sleep 1; echo via-expect');
+    assert.equal(inner.waitReason, 'stdin_read');
+    assert.match(inner.output, /via-expect/);
+    assert.equal((await send('exit')).waitReason, 'prompt');
   });
 });
 

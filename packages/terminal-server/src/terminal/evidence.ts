@@ -9,6 +9,11 @@ import type { ForegroundInfo, InputCall } from '../pty/contract.ts';
 /** Input just written may not have reached its reader yet (the line discipline delivers it from a kernel
  *  worker): nothing seen sooner than this after a write is trusted. */
 export const WRITE_SETTLE_MS = 15;
+/** Input just written may still sit in the terminal's buffer (the kernel hands it to the line discipline
+ *  from a worker that a loaded machine runs late), while its reader still sleeps as if nothing came. A
+ *  wait counts once the program showed it took the input (it printed since the write), or this long after
+ *  the write without output (a reader that takes input silently, such as `read -s`). */
+export const INPUT_DELIVERY_MS = 250;
 /** A program that printed this recently is not waiting for input yet: it may still be drawing its prompt. */
 export const OUTPUT_QUIET_MS = 8;
 /** Without a mark, bash idle in its line editor counts as its prompt only after this much quiet, so that
@@ -31,6 +36,9 @@ export interface ShellMarks {
   /** Where bash's stack stood when it waited at a prompt that counted, in this program image: its
    *  top-level line editor always waits at that depth, `read -e` deeper. */
   promptStack?: string;
+  /** A line was submitted (a CR or LF written) since the last prompt was reported. Without one, bash idle
+   *  in its line editor is a person still typing at the prompt, not a prompt to report. */
+  lineSubmitted: boolean;
 }
 
 export interface Observation {
@@ -75,6 +83,7 @@ export function judge(o: Observation): Verdict {
   }
   if (!front.inputWaiting) return undecided();
   if (o.quietMs < OUTPUT_QUIET_MS) return undecided(OUTPUT_QUIET_MS - o.quietMs);
+  if (!tookInput(o) && o.sinceWriteMs < INPUT_DELIVERY_MS) return undecided(INPUT_DELIVERY_MS - o.sinceWriteMs);
   const ending = shortWaitPending(o, front);
   if (ending !== undefined) return undecided(ending);
   const readerIsShell = (front.inputProcessId ?? (shellInFront ? o.shellPid : -1)) === o.shellPid;
@@ -101,6 +110,11 @@ export function judge(o: Observation): Verdict {
     };
   }
   return { kind: 'input', wait };
+}
+
+/** Output arrived after the last write. */
+function tookInput(o: Observation): boolean {
+  return o.quietMs < o.sinceWriteMs;
 }
 
 /**
@@ -141,6 +155,8 @@ function judgeShell(o: Observation, front: ForegroundInfo): Verdict {
 /** No mark says a command runs (the shell exec'd, or its hook was removed): bash idle in its line editor
  *  is taken for its prompt once the terminal has been quiet long enough. */
 function unmarkedPrompt(o: Observation): Verdict {
+  // Without a mark, only output after the write shows bash read the line (it echoes what it reads).
+  if (!o.marks.lineSubmitted || !tookInput(o)) return undecided();
   if (o.quietMs < UNMARKED_PROMPT_QUIET_MS) return undecided(UNMARKED_PROMPT_QUIET_MS - o.quietMs);
   return { kind: 'prompt', evidence: 'kernel' };
 }

@@ -121,6 +121,8 @@ export class TerminalGeneration extends EventEmitter<GenerationEvents> {
   /** An exit-status mark came after the last prompt mark that counted (an empty line keeps the number). */
   private freshStatus = false;
   private commandRunning = false;
+  /** A CR or LF was written since the last prompt was reported (see evidence.ts). */
+  private lineSubmitted = false;
   /** The last prompt reported, as drawn on its row (PS1 rendered). */
   private lastPromptText: string | undefined;
   /** The stack depth of bash's line editor at a prompt reported in this program image (see evidence.ts). */
@@ -414,6 +416,7 @@ export class TerminalGeneration extends EventEmitter<GenerationEvents> {
     if (info?.inputStack !== undefined && (info.inputProcessId ?? this.pid) === this.pid && info.inputCall === 'poll' && info.inputTimed !== true) {
       this.promptStack = info.inputStack;
     }
+    this.lineSubmitted = false;
     const status = this.lastStatus;
     let start = this.promptStart;
     const cursor = this.screen.absoluteCursor();
@@ -493,7 +496,12 @@ export class TerminalGeneration extends EventEmitter<GenerationEvents> {
       shellPid: this.pid,
       waitsKnown: this.handle.inputWaitDetection === true,
       front: info,
-      marks: { prompt: this.promptMark !== undefined, commandRunning: this.commandRunning, promptStack: this.promptStack },
+      marks: {
+        prompt: this.promptMark !== undefined,
+        commandRunning: this.commandRunning,
+        promptStack: this.promptStack,
+        lineSubmitted: this.lineSubmitted,
+      },
       sinceWriteMs: now - this.lastWriteAt,
       quietMs: now - this.lastOutputAt,
       waitSeenMs: this.noteWait(info, now),
@@ -616,6 +624,7 @@ export class TerminalGeneration extends EventEmitter<GenerationEvents> {
     this.promptMark = undefined;
     this.promptStart = undefined;
     this.seenWait = undefined;
+    if (data.includes('\r') || data.includes('\n')) this.lineSubmitted = true;
     this.lastWriteAt = performance.now();
     await Promise.resolve(this.handle.write(data));
     this.lastWriteAt = performance.now();
