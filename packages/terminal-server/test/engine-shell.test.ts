@@ -116,7 +116,7 @@ describe('engine: input waits', () => {
     assert.equal(two.waitReason, 'stdin_read');
     assert.match(two.output, /'SHARED'/);
     const exit = await send('.exit');
-    assert.equal(exit.waitReason, 'prompt');
+    assert.equal(exit.waitReason, 'prompt', JSON.stringify({ ...exit, viewport: undefined }));
   });
 
   it('getpass is reported as a secret input wait', async () => {

@@ -346,6 +346,29 @@ describe('class 4: relays whose inner terminal belongs to a server (screen) or a
   });
 });
 
+describe('class 4: a relay to a server started outside this terminal', () => {
+  const { send } = useHub('outside-server');
+
+  it('tmux attach to a session started elsewhere: the command inside runs to its end', async () => {
+    requirePrograms('tmux');
+    // The server is started by the test, not by the terminal: it carries no mark of the terminal's tree
+    // and started before the shell; it reads the terminal through the descriptor its client passed it.
+    const env = { ...process.env };
+    delete env['SHARED_TERMINAL_TREE'];
+    execFileSync('tmux', ['-L', 'shared-terminal-outside', '-f', '/dev/null', 'new-session', '-d', '-x', '100', '-y', '30'], { env });
+    try {
+      const attach = await send('tmux -L shared-terminal-outside attach');
+      assert.equal(attach.waitReason, 'stdin_read');
+      const inner = await send('sleep 1; echo inner-outside');
+      assert.equal(inner.waitReason, 'stdin_read');
+      assert.match(inner.output, /inner-outside/);
+      assert.equal((await send('exit')).waitReason, 'prompt');
+    } finally {
+      execFileSync('bash', ['-c', 'tmux -L shared-terminal-outside kill-server 2>/dev/null || true']);
+    }
+  });
+});
+
 describe('class 5: a marker counts once', () => {
   const { send } = useHub('once');
 

@@ -121,7 +121,7 @@ const COMMON_RULES =
 /** Tool descriptions that teach the model the rules. */
 export const TOOL_DESCRIPTIONS: Record<ToolName, string> = {
   shared_terminal_send:
-    `Type text into this agent's shared terminal (Enter is added unless submit is false) and wait until bash is back at its prompt, a program waits for input (waitReason stdin_read; inputWait.secret means a password prompt: let the human type it), the human takes over (human_handoff), the shell exits, or the deadline passes (timeout: SIGINT was sent, which does not prove the command ended). ${COMMON_RULES} After human_handoff, never answer behind the human: wait for the notice that the human finished, then call shared_terminal_read before sending more. Prefer your normal shell tool for one-shot commands.`,
+    `Type text into this agent's shared terminal (Enter is added unless submit is false) and wait until bash is back at its prompt, a program waits for input (waitReason stdin_read; inputWait.secret means a password prompt: let the human type it), the human takes over (human_handoff), the shell exits, or the deadline passes (timeout: SIGINT was sent, which does not prove the command ended). exitCode is absent when promptEvidence is kernel (the prompt was seen without the shell's hook, e.g. right after exec bash). In a nested terminal (tmux, screen, script, ssh) inputWait.relay names it and inputWait.command what waits inside; inputWait.uncertain means the inside cannot be seen (ssh): only quiet output says it waits. ${COMMON_RULES} After human_handoff, never answer behind the human: wait for the notice that the human finished, then call shared_terminal_read before sending more. Prefer your normal shell tool for one-shot commands.`,
   shared_terminal_read:
     `Read the shared terminal without taking the queue: the viewport, the cursor, and a page of history counted from the newest line (offset skips lines, count takes older ones; lineBegin inclusive, lineEnd exclusive). Call it first after a notice that the human finished an interaction. ${COMMON_RULES}`,
   shared_terminal_signal:
@@ -242,8 +242,11 @@ function strip<T extends { state?: unknown }>(value: T): Omit<T, 'state'> {
 function describeWait(wait: InputWait | undefined): SendResult['inputWait'] {
   if (!wait) return undefined;
   const described: NonNullable<SendResult['inputWait']> = { command: wait.command ?? null, secret: wait.secret, processGroupId: wait.processGroupId };
-  if (wait.relay === 'unknown') described.uncertain = true;
-  else if (wait.relay?.program !== undefined) described.relay = wait.relay.program;
+  if (wait.relay === 'unknown') {
+    // The waiting program is the relay itself (ssh): name it, and say the inside cannot be seen.
+    described.uncertain = true;
+    if (wait.command !== undefined) described.relay = wait.command;
+  } else if (wait.relay?.program !== undefined) described.relay = wait.relay.program;
   return described;
 }
 

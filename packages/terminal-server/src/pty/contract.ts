@@ -44,6 +44,9 @@ export interface ForegroundInfo {
   /** Linux: the timeout of a timed wait as the program passed it, when it could be read. A wait seen for
    *  longer than this is a program that keeps waiting again (a polling loop), not one wait running out. */
   inputTimeoutMs?: number;
+  /** Linux: the wait is epoll's, whose interest list outlives the program's interest (libuv and other
+   *  event loops take a descriptor out only when an event comes for it). */
+  inputInterestList?: boolean;
   /** Linux: the waiting thread's user stack pointer as it entered the call. For bash in its line editor
    *  it tells the top-level prompt (always the same depth in one program image) from `read -e` inside a
    *  running command (deeper), without any mark. */

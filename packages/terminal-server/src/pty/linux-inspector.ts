@@ -45,6 +45,8 @@ interface Wait {
   timeoutMs?: number;
   /** The user stack pointer at the call (from /proc/<pid>/task/<tid>/syscall). */
   stack?: string;
+  /** An epoll wait: the set is the interest list, not one the program passed to this call. */
+  interestList?: boolean;
   /** The other descriptors it waits on include a socket or a terminal master: it relays input elsewhere. */
   relay: boolean;
   /** Terminal masters it polls (script, expect): their slaves are inner terminals. */
@@ -59,6 +61,8 @@ interface Reader extends Wait {
 
 /** How long a scan for terminal masters held by a terminal's processes is reused. */
 const MASTER_SCAN_TTL_MS = 1000;
+/** How long a scan for the processes holding the terminal open is reused (a dialog appears within it). */
+const HOLDER_SCAN_TTL_MS = 500;
 
 export interface InspectOptions {
   terminalFlags?: boolean;
@@ -71,6 +75,7 @@ export class LinuxInspector {
   private readonly ptsPath: string;
   private readonly table: SyscallTable | undefined = SYSCALLS[process.arch];
   private masterScan: { at: number; masters: Array<{ pid: number; fd: number }> } | undefined;
+  private holderScan: { at: number; pids: number[] } | undefined;
 
   constructor(shellPid: number, ptsPath: string) {
     this.shellPid = shellPid;
@@ -101,6 +106,7 @@ export class LinuxInspector {
     info.inputTimed = reader.timed;
     if (reader.timeoutMs !== undefined) info.inputTimeoutMs = reader.timeoutMs;
     if (reader.stack !== undefined) info.inputStack = reader.stack;
+    if (reader.interestList) info.inputInterestList = true;
     info.command = reader.command;
     info.inputProcessId = reader.pid;
     if (reader.pid === this.shellPid) info.shellImage = await this.imageOf(this.shellPid);
@@ -142,22 +148,33 @@ export class LinuxInspector {
   }
 
   /**
-   * A reader outside the foreground group: a process started since the shell, asleep, holding this
-   * terminal open. Background jobs of the shell are left out (reading the terminal stops them).
+   * A reader outside the foreground group: another process holding this terminal open, asleep on it (a
+   * passphrase dialog started by an agent; a tmux server started elsewhere, which got the terminal from
+   * its client over a socket). Jobs of this shell's session are left out: reading their controlling
+   * terminal stops them.
    */
   private async findOutsideReader(pgid: number, shell: ProcStat): Promise<Reader | undefined> {
-    const stats = await allProcStats();
-    // Jobs of this shell's session are left out: reading their controlling terminal stops them.
-    const candidates = stats.filter(
-      (s) => s.pgrp !== pgid && s.session !== shell.session && s.state === 'S' && s.startTime >= shell.startTime && s.pid !== process.pid,
-    );
-    for (const candidate of candidates) {
-      const fds = await terminalFds(candidate.pid, this.ptsPath);
-      if (fds.length === 0) continue;
-      const reader = await this.findReader([candidate], this.ptsPath);
+    const holders = await this.terminalHolders();
+    for (const pid of holders) {
+      if (pid === process.pid) continue;
+      const stat = await readProcStat(pid);
+      if (!stat || stat.pgrp === pgid || stat.session === shell.session || stat.state !== 'S') continue;
+      const reader = await this.findReader([stat], this.ptsPath);
       if (reader) return reader;
     }
     return undefined;
+  }
+
+  /** Processes with this terminal open, from a scan of every process's descriptors (reused briefly). */
+  private async terminalHolders(): Promise<number[]> {
+    const now = performance.now();
+    if (this.holderScan && now - this.holderScan.at < HOLDER_SCAN_TTL_MS) return this.holderScan.pids;
+    const pids: number[] = [];
+    for (const stat of await allProcStats()) {
+      if ((await terminalFds(stat.pid, this.ptsPath)).length > 0) pids.push(stat.pid);
+    }
+    this.holderScan = { at: performance.now(), pids };
+    return pids;
   }
 
   /** Whether thread `tid` of `pid` is asleep waiting for input on `ptsPath`, and how. */
@@ -205,6 +222,7 @@ export class LinuxInspector {
     const wait: Wait = { call: 'poll', timed: timeout.timed, relay, masters };
     if (timeout.ms !== undefined) wait.timeoutMs = timeout.ms;
     if (stack !== undefined) wait.stack = stack;
+    if (table.epoll.includes(nr)) wait.interestList = true;
     return wait;
   }
 

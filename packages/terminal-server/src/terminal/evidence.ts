@@ -23,6 +23,9 @@ export const UNMARKED_PROMPT_QUIET_MS = 100;
  *  as waiting for input only once it was seen for longer than its timeout, which one wait cannot last, so
  *  the program keeps waiting again (a polling loop). */
 export const SHORT_TIMED_WAIT_MS = 1000;
+/** An epoll wait counts once seen this long: a program that stopped reading (node's REPL after .exit,
+ *  finishing its history file before it exits) still has the terminal in its interest list. */
+export const INTEREST_LIST_SEEN_MS = 60;
 /** Looks are this far apart at most; "seen for longer than its timeout" allows for one such gap. */
 export const TIMED_WAIT_MARGIN_MS = 100;
 
@@ -86,6 +89,7 @@ export function judge(o: Observation): Verdict {
   if (!tookInput(o) && o.sinceWriteMs < INPUT_DELIVERY_MS) return undecided(INPUT_DELIVERY_MS - o.sinceWriteMs);
   const ending = shortWaitPending(o, front);
   if (ending !== undefined) return undecided(ending);
+  if (front.inputInterestList === true && o.waitSeenMs < INTEREST_LIST_SEEN_MS) return undecided(INTEREST_LIST_SEEN_MS - o.waitSeenMs + 1);
   const readerIsShell = (front.inputProcessId ?? (shellInFront ? o.shellPid : -1)) === o.shellPid;
   if (readerIsShell) return judgeShell(o, front);
   const wait: WaitFacts = {
