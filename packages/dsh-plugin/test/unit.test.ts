@@ -36,8 +36,8 @@ describe('config', () => {
     assert.equal(config.disconnectGraceMs, DEFAULT_CONFIG.disconnectGraceMs);
   });
 
-  it('covers the 15 keys of the product description, plus term and heartbeatIntervalMs', () => {
-    assert.equal(CONFIG_KEYS.length, 17);
+  it('covers the 15 keys of the product description, plus term, heartbeatIntervalMs and maxOperationTimeoutMs', () => {
+    assert.equal(CONFIG_KEYS.length, 18);
     assert.deepEqual(Object.keys(loaderResolve({})).sort(), [...CONFIG_KEYS].sort());
   });
 

@@ -25,6 +25,7 @@ describe('config', () => {
         maxSessions: 32,
         pollIntervalMs: 50,
         operationTimeoutMs: 30000,
+        maxOperationTimeoutMs: 600000,
         interruptTimeoutMs: 5000,
         disconnectGraceMs: 15000,
         disposeGraceMs: 3000,
@@ -55,6 +56,8 @@ describe('config', () => {
     [{ shellPath: '' }, /config shellPath/],
     [{ shellArgs: ['-i', ''] }, /config shellArgs: must be a list of non-empty strings/],
     [{ term: 'x y' }, /config term/],
+    [{ maxOperationTimeoutMs: 0 }, /config maxOperationTimeoutMs: must be a whole number from 1/],
+    [{ operationTimeoutMs: 60000, maxOperationTimeoutMs: 30000 }, /maxOperationTimeoutMs: must be at least operationTimeoutMs \(60000\)/],
     [{ env: { 'BAD-NAME': 'x' } }, /config env/],
     [{ rowz: 40 }, /config rowz: unknown setting/],
     [[1, 2], /expected an object/],
@@ -217,6 +220,10 @@ describe('utf8 and bounding', () => {
     assert.deepEqual(parseSendArgs({ text: 'ls' }), { text: 'ls', submit: true });
     assert.throws(() => parseSendArgs({ text: 'ls', cwd: '/' }), /unknown argument "cwd"/);
     assert.throws(() => parseSendArgs({}), /"text" must be a string/);
+    assert.deepEqual(parseSendArgs({ text: 'make', timeoutMs: 120000 }, 600000), { text: 'make', submit: true, timeoutMs: 120000 });
+    assert.throws(() => parseSendArgs({ text: 'make', timeoutMs: 0 }, 600000), /"timeoutMs" must be a whole number of milliseconds >= 1/);
+    assert.throws(() => parseSendArgs({ text: 'make', timeoutMs: '60s' }, 600000), /"timeoutMs" must be a whole number/);
+    assert.throws(() => parseSendArgs({ text: 'make', timeoutMs: 600001 }, 600000), /over this server's maxOperationTimeoutMs \(600000\)/);
     assert.deepEqual(parseReadArgs({}), { offset: 0, count: 500 });
     assert.throws(() => parseReadArgs({ count: 0 }), /"count" must be a whole number >= 1/);
   });
