@@ -16,4 +16,5 @@ export * from './terminal/generation.ts';
 export * from './hub/owner.ts';
 export * from './hub/hub.ts';
 export * from './operations/tools.ts';
+export { TOOL_RESULT_SCHEMAS } from './operations/result-schemas.ts';
 export * from './transport/index.ts';
