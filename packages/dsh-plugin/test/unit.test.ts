@@ -139,6 +139,9 @@ describe('tool schemas', () => {
     }
     const read = toDshSchema(TOOL_INPUT_SCHEMAS.shared_terminal_read) as { properties: Record<string, { description: string }> };
     assert.match(read.properties['count']!.description, /Minimum 1\./);
+    const send = toDshSchema(TOOL_INPUT_SCHEMAS.shared_terminal_send) as { properties: Record<string, { type: string; description: string }> };
+    assert.equal(send.properties['timeoutMs']?.type, 'integer', 'a DSH model can give a long send its own deadline');
+    assert.match(send.properties['timeoutMs']!.description, /maxOperationTimeoutMs/);
   });
 
   it('result schemas use only DSH\'s keywords', () => {
