@@ -8,8 +8,10 @@ import type { ToolName } from './tools.ts';
 const int = { type: 'integer' } as const;
 const str = { type: 'string' } as const;
 const bool = { type: 'boolean' } as const;
-const nullableInt = { type: ['integer', 'null'] } as const;
-const nullableString = { type: ['string', 'null'] } as const;
+// Nullable as `oneOf` of single types (like the DSH schemas): clients that map schemas onto a dialect of
+// one `type` per node (OpenAPI-style function declarations) refuse a `type` array.
+const nullableInt = { oneOf: [int, { type: 'null' }] } as const;
+const nullableString = { oneOf: [str, { type: 'null' }] } as const;
 
 const BASE_PROPERTIES = {
   generation: { ...int, description: 'Terminal generation; a reset starts the next one.' },
@@ -31,8 +33,7 @@ const BASE_PROPERTIES = {
   },
   queueStatus: { type: 'string', enum: ['ready', 'busy', 'blocked', 'exited', 'disposed'] },
   holder: {
-    type: ['string', 'null'],
-    enum: ['model-send', 'human', 'signal', 'reset', null],
+    oneOf: [{ type: 'string', enum: ['model-send', 'human', 'signal', 'reset'] }, { type: 'null' }],
     description: 'Who holds the terminal now, or null.',
   },
   pendingCount: { ...int, description: 'Operations waiting behind the holder.' },
