@@ -1,16 +1,18 @@
 // MCP over Streamable HTTP at /agents/{id}/mcp with the official SDK's client against the real server and
 // real PTYs: access fences, tool metadata and structured results, the human's notice on the session's
-// stream, a long send with timeoutMs and progress, and a cancelled call that interrupts.
+// stream, a long send with timeoutMs and progress (beside the same over stdio, so the suite waits once),
+// and a cancelled call that interrupts.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { LoggingMessageNotificationSchema, type LoggingMessageNotification, type Progress } from '@modelcontextprotocol/sdk/types.js';
-import { resolveConfig, TOOL_NAMES, TOOL_RESULT_SCHEMAS, type SendResult } from '@shared-terminal/server';
+import { DEFAULT_CONFIG, resolveConfig, TOOL_NAMES, TOOL_RESULT_SCHEMAS, type SendResult } from '@shared-terminal/server';
 import { startStandaloneServer, type HumanSettledEvent, type StandaloneServer } from '../src/index.ts';
 import { assertToolMetadata, lastJson } from './helpers/mcp.ts';
-import { rawRequest, tempDir, waitFor } from './helpers/cli.ts';
+import { CLI, rawRequest, requireBuiltCli, tempDir, waitFor } from './helpers/cli.ts';
 
 const token = 'mcp-http-test-token-0123456789';
 let dir: string;
@@ -141,36 +143,61 @@ test('the notice that the human finished arrives on the session stream', async (
   }
 });
 
-test('a 40 s command with timeoutMs ends at its prompt, reporting progress; a cancelled call interrupts', async () => {
-  const client = await connect('http-long');
-  try {
-    const progress: Progress[] = [];
-    const started = Date.now();
-    const long = await client.callTool(
-      { name: 'shared_terminal_send', arguments: { text: 'for i in $(seq 1 8); do echo "step-$i"; sleep 5; done; echo all-done', timeoutMs: 120_000 } },
-      undefined,
-      { onprogress: (p) => progress.push(p), timeout: 120_000 },
-    );
-    const elapsed = Date.now() - started;
-    const result = long.structuredContent as unknown as SendResult;
-    assert.equal(result.waitReason, 'prompt', 'the default 30 s deadline did not interrupt it');
-    assert.match(result.output, /^all-done$/m);
-    assert.ok(elapsed > server.hub.config.operationTimeoutMs, 'it ran past the default deadline');
-    // The default interval allows four reports a minute: 40 s gives two (at 15 and 30 s), never more than three.
-    assert.ok(progress.length >= 2 && progress.length <= 3, `progress reports: ${progress.length}`);
-    assert.ok(progress.every((p, i) => i === 0 || p.progress > progress[i - 1]!.progress), 'progress increases');
-    assert.match(progress.at(-1)!.message ?? '', /newest line: step-\d/);
+const LONG_COMMAND = 'for i in $(seq 1 8); do echo "step-$i"; sleep 5; done; echo all-done';
 
+/** A 40 s send with timeoutMs and a progress callback: its result, its reports, and how long it took. */
+async function longSend(client: Client): Promise<{ result: SendResult; progress: Progress[]; elapsed: number }> {
+  const progress: Progress[] = [];
+  const started = Date.now();
+  const long = await client.callTool(
+    { name: 'shared_terminal_send', arguments: { text: LONG_COMMAND, timeoutMs: 120_000 } },
+    undefined,
+    { onprogress: (p) => progress.push(p), timeout: 120_000 },
+  );
+  return { result: long.structuredContent as unknown as SendResult, progress, elapsed: Date.now() - started };
+}
+
+test('over Streamable HTTP and stdio at once, a 40 s command with timeoutMs ends at its prompt, reporting progress', async () => {
+  requireBuiltCli();
+  const http = await connect('http-long');
+  const stdioDir = tempDir('st-mcp-stdio-long-');
+  const stdio = new Client({ name: 'mcp-stdio-test', version: '1.0.0' });
+  await stdio.connect(new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp', '--agent', 'stdio-long', '--cwd', stdioDir], stderr: 'pipe' }));
+  try {
+    // Both run side by side, so the suite waits 40 s once.
+    const runs = await Promise.all([longSend(http), longSend(stdio)]);
+    for (const [index, { result, progress, elapsed }] of runs.entries()) {
+      const transport = index === 0 ? 'HTTP' : 'stdio';
+      assert.equal(result.waitReason, 'prompt', `${transport}: the default 30 s deadline did not interrupt it`);
+      assert.match(result.output, /^all-done$/m);
+      assert.ok(elapsed > DEFAULT_CONFIG.operationTimeoutMs, `${transport}: it ran past the default deadline`);
+      // The default interval allows four reports a minute: 40 s gives two (at 15 and 30 s), never more than three.
+      assert.ok(progress.length >= 2 && progress.length <= 3, `${transport} progress reports: ${progress.length}`);
+      assert.ok(progress.every((p, i) => i === 0 || p.progress > progress[i - 1]!.progress), 'progress increases');
+      assert.match(progress.at(-1)!.message ?? '', /newest line: step-\d/);
+    }
+  } finally {
+    await http.close();
+    await stdio.close();
+    rmSync(stdioDir, { recursive: true, force: true });
+  }
+});
+
+test('over Streamable HTTP a timeoutMs over the limit is refused, and a cancelled call interrupts', async () => {
+  const client = await connect('http-cancel');
+  try {
     const tooLong = await client.callTool({ name: 'shared_terminal_send', arguments: { text: 'true', timeoutMs: server.hub.config.maxOperationTimeoutMs + 1 } });
     assert.equal(tooLong.isError, true);
     assert.match(lastJsonError(tooLong), /maxOperationTimeoutMs/);
 
     const abort = new AbortController();
-    const cancelled = client.callTool({ name: 'shared_terminal_send', arguments: { text: 'sleep 300', timeoutMs: 600_000 } }, undefined, { signal: abort.signal });
-    await waitFor(async () => (await server.hub.acquire('http-long').view()).state.holder === 'model-send', 'the sleep to hold the terminal');
+    const cancelled = client.callTool({ name: 'shared_terminal_send', arguments: { text: 'echo sleep-starts; sleep 300', timeoutMs: 600_000 } }, undefined, { signal: abort.signal });
+    // Cancel once the command runs (a cancel before bash started it would only show the queue's side).
+    await waitFor(async () => /^sleep-starts$/m.test((await server.hub.acquire('http-cancel').view()).viewport), 'the sleep to start');
     abort.abort();
     await assert.rejects(cancelled);
     const next = await client.callTool({ name: 'shared_terminal_send', arguments: { text: 'echo "after=$((1+1))"' } });
+    assert.equal(next.isError, undefined, JSON.stringify(next.content));
     assert.match((next.structuredContent as unknown as SendResult).output, /^after=2$/m, 'the sleep was interrupted and the shell is back');
   } finally {
     await client.close();
