@@ -33,6 +33,7 @@ export function reportProgress(options: {
 }): ProgressReporter {
   const started = performance.now();
   let looking = false;
+  let stopped = false;
   const tick = async () => {
     // A slow screen read must not pile up behind the next tick.
     if (looking) return;
@@ -42,6 +43,8 @@ export function reportProgress(options: {
       const view = owner?.generation ? await owner.view() : undefined;
       const seconds = Math.round((performance.now() - started) / 1000);
       const line = view ? newestLine(view.viewport) : '';
+      // The send may have finished while the screen was read: a report after its result is noise to the client.
+      if (stopped) return;
       await options.send({
         method: 'notifications/progress',
         params: {
@@ -57,5 +60,10 @@ export function reportProgress(options: {
     }
   };
   const timer = setInterval(() => void tick(), options.intervalMs ?? PROGRESS_INTERVAL_MS);
-  return { stop: () => clearInterval(timer) };
+  return {
+    stop: () => {
+      stopped = true;
+      clearInterval(timer);
+    },
+  };
 }
