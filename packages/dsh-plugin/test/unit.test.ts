@@ -36,8 +36,8 @@ describe('config', () => {
     assert.equal(config.disconnectGraceMs, DEFAULT_CONFIG.disconnectGraceMs);
   });
 
-  it('covers the 15 keys of the product description, plus term and heartbeatIntervalMs', () => {
-    assert.equal(CONFIG_KEYS.length, 17);
+  it('covers the 15 keys of the product description, plus term, heartbeatIntervalMs and maxOperationTimeoutMs', () => {
+    assert.equal(CONFIG_KEYS.length, 18);
     assert.deepEqual(Object.keys(loaderResolve({})).sort(), [...CONFIG_KEYS].sort());
   });
 
@@ -139,6 +139,9 @@ describe('tool schemas', () => {
     }
     const read = toDshSchema(TOOL_INPUT_SCHEMAS.shared_terminal_read) as { properties: Record<string, { description: string }> };
     assert.match(read.properties['count']!.description, /Minimum 1\./);
+    const send = toDshSchema(TOOL_INPUT_SCHEMAS.shared_terminal_send) as { properties: Record<string, { type: string; description: string }> };
+    assert.equal(send.properties['timeoutMs']?.type, 'integer', 'a DSH model can give a long send its own deadline');
+    assert.match(send.properties['timeoutMs']!.description, /maxOperationTimeoutMs/);
   });
 
   it('result schemas use only DSH\'s keywords', () => {

@@ -54,6 +54,7 @@ async function startServer(options: HostOptions): Promise<StandaloneServer> {
       cwd: checkCwd(options.cwd),
       allowedHosts: options.allowedHosts,
       createAttach: createEngineAttach,
+      version: version(),
     });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;

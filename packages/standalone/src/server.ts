@@ -11,6 +11,7 @@ import { AgentEventRelay } from './agent-events.ts';
 import { AGENT_ID_PATTERN } from './command-line.ts';
 import { handleApi, summarize, TERMINAL_SOCKET_PATH, type BrowserAttach } from './api.ts';
 import { COMMON_HEADERS, sendError } from './http-io.ts';
+import { MCP_ENDPOINT_PATTERN, McpHttpEndpoint } from './mcp-http.ts';
 import { agentPage, CONTENT_SECURITY_POLICY, homePage, messagePage } from './pages.ts';
 import { findElementBundle, PAGE_ASSETS_DIR, serveFile, type ElementBundle } from './static-files.ts';
 
@@ -37,6 +38,10 @@ export interface StandaloneOptions {
   createAttach?: (options: AttachFactoryOptions) => BrowserAttach | undefined;
   /** The `<shared-terminal>` bundle; found in the element package by default. */
   elementBundle?: ElementBundle | undefined;
+  /** The version MCP clients see in the server's info. */
+  version?: string;
+  /** Between two progress reports of an MCP send (mcp-progress.ts's default when absent). */
+  mcpProgressIntervalMs?: number;
 }
 
 export interface StandaloneServer {
@@ -47,6 +52,8 @@ export interface StandaloneServer {
   port: number;
   /** The address to open in a browser: `path` with `?token=`. */
   link(path?: string): string;
+  /** The Streamable HTTP MCP endpoints (/agents/{id}/mcp). */
+  mcp: McpHttpEndpoint;
   close(): Promise<void>;
 }
 
@@ -91,11 +98,20 @@ export async function startStandaloneServer(options: StandaloneOptions): Promise
     // Room for maxInputBytes of text even when every byte is JSON-escaped, plus the other arguments.
     bodyLimit: options.config.maxInputBytes * 6 + 65536,
   };
+  const mcp = new McpHttpEndpoint({
+    hub,
+    relay,
+    version: options.version ?? '0.0.0',
+    bodyLimit: apiContext.bodyLimit,
+    progressIntervalMs: options.mcpProgressIntervalMs,
+  });
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? '/', 'http://request.invalid');
     const path = url.pathname;
-    const isApi = path === '/api' || path.startsWith('/api/');
+    const mcpMatch = MCP_ENDPOINT_PATTERN.exec(path);
+    // Machine routes answer in JSON and never trade a ?token= for a cookie.
+    const isApi = path === '/api' || path.startsWith('/api/') || mcpMatch !== null;
     const refuse = (status: number, code: string, message: string) =>
       isApi ? sendError(res, status, code, message) : sendPage(res, status, messagePage(status === 401 ? 'Sign-in needed' : 'Refused', message));
 
@@ -115,6 +131,16 @@ export async function startStandaloneServer(options: StandaloneOptions): Promise
     const decision = guard.check(req);
     if (!decision.ok) return refuse(decision.status, decision.code, decision.message);
 
+    if (mcpMatch) {
+      let id = '';
+      try {
+        id = decodeURIComponent(mcpMatch[1]!);
+      } catch {
+        // not valid percent-encoding: refused below like any other bad id
+      }
+      if (!AGENT_ID_PATTERN.test(id)) return sendError(res, 404, 'invalid-agent-id', 'agent ids match [A-Za-z0-9_-]{1,64}');
+      return mcp.handle(req, res, id, decision.credential);
+    }
     if (isApi) return handleApi(req, res, apiContext, path);
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       return sendError(res, 405, 'method-not-allowed', 'pages take GET', { Allow: 'GET' });
@@ -172,6 +198,7 @@ export async function startStandaloneServer(options: StandaloneOptions): Promise
     (closing ??= (async () => {
       const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
       for (const stream of streams) stream.end();
+      await mcp.close().catch(() => undefined);
       await attach?.close().catch(() => undefined);
       relay.close();
       await hub.disposeAll().catch(() => undefined);
@@ -185,6 +212,7 @@ export async function startStandaloneServer(options: StandaloneOptions): Promise
     origin,
     port,
     link: (path = '/') => `${origin}${path}?token=${encodeURIComponent(options.token)}`,
+    mcp,
     close,
   };
 }

@@ -129,6 +129,9 @@ describe('tool API', () => {
     assert.equal(send.body.waitReason, 'prompt');
     assert.equal(send.body.exitCode, 0);
     assert.equal(send.body.generation, 1);
+    const long = await callTool<SendResult>(cli, 'tools', 'shared_terminal_send', { text: 'echo "long=$((6*7))"', timeoutMs: 600_000 });
+    assert.equal(long.status, 200);
+    assert.match(long.body.output, /^long=42$/m);
     const read = await callTool<ReadResult>(cli, 'tools', 'shared_terminal_read', {});
     assert.equal(read.status, 200);
     assert.match(read.body.viewport, /sum=42/);
@@ -147,6 +150,7 @@ describe('tool API', () => {
     const cases: Array<[string, string, unknown, number, string, RegExp]> = [
       ['tools', 'shared_terminal_send', { txt: 'ls' }, 400, 'invalid-arguments', /unknown argument "txt"/],
       ['tools', 'shared_terminal_read', { count: 0 }, 400, 'invalid-arguments', /"count" must be a whole number >= 1/],
+      ['tools', 'shared_terminal_send', { text: 'true', timeoutMs: 600_001 }, 400, 'invalid-arguments', /over this server's maxOperationTimeoutMs \(600000\)/],
       ['tools', 'shared_terminal_send', { text: 'x'.repeat(2000) }, 413, 'input-too-large', /over maxInputBytes \(1024\)/],
       ['tools', 'shared_terminal_signal', { signal: 'SIGKILL' }, 409, 'signal-refused', /use shared_terminal_reset/],
       ['tools', 'shared_terminal_exec', {}, 404, 'unknown-tool', /the tools are shared_terminal_send, shared_terminal_read/],

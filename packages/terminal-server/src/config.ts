@@ -29,6 +29,8 @@ export interface TerminalConfig {
   pollIntervalMs: number;
   /** Deadline of a model mutation before SIGINT recovery. */
   operationTimeoutMs: number;
+  /** Largest deadline a send may ask for (`timeoutMs`), for installs, builds and test suites (our key). */
+  maxOperationTimeoutMs: number;
   /** Wait for the controlled prompt after recovery's SIGINT. */
   interruptTimeoutMs: number;
   /** How long a disconnected controller keeps control and its lease (0: released at once). */
@@ -58,6 +60,7 @@ export const DEFAULT_CONFIG: Readonly<TerminalConfig> = Object.freeze({
   maxSessions: 32,
   pollIntervalMs: 50,
   operationTimeoutMs: 30000,
+  maxOperationTimeoutMs: 600000,
   interruptTimeoutMs: 5000,
   disconnectGraceMs: 15000,
   disposeGraceMs: 3000,
@@ -91,6 +94,7 @@ const NUMBER_RULES: Record<NumberKey, readonly [min: number, max: number]> = {
   maxSessions: [1, 10_000],
   pollIntervalMs: [1, 60_000],
   operationTimeoutMs: [1, 24 * 3600_000],
+  maxOperationTimeoutMs: [1, 24 * 3600_000],
   interruptTimeoutMs: [1, 3600_000],
   disconnectGraceMs: [0, 24 * 3600_000],
   disposeGraceMs: [1, 600_000],
@@ -146,6 +150,12 @@ export function resolveConfig(input: unknown = {}, platform: NodeJS.Platform = p
     throw new ConfigError(
       'maxToolOutputBytes',
       `must not exceed scrollbackMaxBytes (${config.scrollbackMaxBytes}); got ${config.maxToolOutputBytes}`,
+    );
+  }
+  if (config.maxOperationTimeoutMs < config.operationTimeoutMs) {
+    throw new ConfigError(
+      'maxOperationTimeoutMs',
+      `must be at least operationTimeoutMs (${config.operationTimeoutMs}), the deadline of a send that asks for none; got ${config.maxOperationTimeoutMs}`,
     );
   }
   if (platform !== 'linux' && platform !== 'darwin') {

@@ -18,4 +18,6 @@ export * from './terminal/generation.ts';
 export * from './hub/owner.ts';
 export * from './hub/hub.ts';
 export * from './operations/tools.ts';
+export { TOOL_RESULT_SCHEMAS } from './operations/result-schemas.ts';
+export { compactViewport, rebuildViewport, type ViewportOmission } from './operations/viewport-compact.ts';
 export * from './transport/index.ts';

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import headless from '@xterm/headless';
-import { runRead, runReset, runSend } from '../src/index.ts';
+import { rebuildViewport, runRead, runReset, runSend } from '../src/index.ts';
 import { makeHub, recordingProvider, type TestHub } from './helpers/engine.ts';
 
 describe('engine: screen and shell environment', () => {
@@ -44,6 +44,15 @@ describe('engine: screen and shell environment', () => {
     assert.equal(lines.join('\n').replace(/\n+$/, ''), (await generation.allText()).replace(/\n+$/, ''));
     assert.equal(snapshot.truncated, false);
     replica.dispose();
+  });
+
+  it("a send's viewport leaves out the rows its output holds, and they rebuild the screen", async () => {
+    const r = await send('seq 101 130');
+    assert.ok(r.viewportOmitted && r.viewportOmitted.count >= 30, JSON.stringify(r.viewportOmitted));
+    assert.doesNotMatch(r.viewport, /^115$/m);
+    const read = await runRead(t.hub, 'screen', { count: 1 });
+    assert.equal(rebuildViewport(r.viewport, r.output, r.viewportOmitted), read.viewport);
+    assert.equal('viewportOmitted' in read, false, 'a read keeps the whole screen');
   });
 
   it('read pages history from the newest end', async () => {

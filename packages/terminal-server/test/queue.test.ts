@@ -85,6 +85,24 @@ describe('queue', () => {
     assert.equal(clock.pendingTimers, 0);
   });
 
+  it('a send that asks for its own deadline keeps running past operationTimeoutMs until that one', async () => {
+    const { queue, clock, log, prompt } = setup();
+    const a = queue.enqueue('model-send', { timeoutMs: 5000 });
+    await flushMicrotasks();
+    await clock.advance(4999);
+    assert.deepEqual(log, ['grant model-send#1'], 'no SIGINT at the default deadline');
+    await clock.advance(1);
+    assert.deepEqual(log, ['grant model-send#1', 'interrupt #1']);
+    prompt();
+    assert.equal((await a.result).waitReason, 'timeout');
+    const b = queue.enqueue('model-send');
+    await flushMicrotasks();
+    await clock.advance(1000);
+    assert.deepEqual(log.slice(2), ['grant model-send#2', 'interrupt #2'], 'the next send has the default again');
+    prompt();
+    assert.equal((await b.result).waitReason, 'timeout');
+  });
+
   it('a failed recovery blocks the queue; pending mutations are refused in order; the earliest reset runs', async () => {
     let releaseReset!: () => void;
     const resetGate = new Promise<void>((r) => (releaseReset = r));

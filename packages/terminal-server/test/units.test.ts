@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ForegroundSignalError } from '../src/pty/contract.ts';
 import { signalFront, SIGNAL_FRONT_PATIENCE_MS, type SignalFrontParts } from '../src/pty/signal-front.ts';
-import { boundResult, ConfigError, DEFAULT_CONFIG, MarkerFilter, unfinishedSequenceStart, parseReadArgs, parseSendArgs, resolveConfig, utf8Length, utf8Tail, type BaseResult } from '../src/index.ts';
+import { boundResult, compactViewport, rebuildViewport, ConfigError, DEFAULT_CONFIG, MarkerFilter, unfinishedSequenceStart, parseReadArgs, parseSendArgs, resolveConfig, utf8Length, utf8Tail, type BaseResult } from '../src/index.ts';
 
 describe('config', () => {
   it('an empty config resolves to the documented defaults', () => {
@@ -25,6 +25,7 @@ describe('config', () => {
         maxSessions: 32,
         pollIntervalMs: 50,
         operationTimeoutMs: 30000,
+        maxOperationTimeoutMs: 600000,
         interruptTimeoutMs: 5000,
         disconnectGraceMs: 15000,
         disposeGraceMs: 3000,
@@ -55,6 +56,8 @@ describe('config', () => {
     [{ shellPath: '' }, /config shellPath/],
     [{ shellArgs: ['-i', ''] }, /config shellArgs: must be a list of non-empty strings/],
     [{ term: 'x y' }, /config term/],
+    [{ maxOperationTimeoutMs: 0 }, /config maxOperationTimeoutMs: must be a whole number from 1/],
+    [{ operationTimeoutMs: 60000, maxOperationTimeoutMs: 30000 }, /maxOperationTimeoutMs: must be at least operationTimeoutMs \(60000\)/],
     [{ env: { 'BAD-NAME': 'x' } }, /config env/],
     [{ rowz: 40 }, /config rowz: unknown setting/],
     [[1, 2], /expected an object/],
@@ -233,8 +236,45 @@ describe('utf8 and bounding', () => {
     assert.deepEqual(parseSendArgs({ text: 'ls' }), { text: 'ls', submit: true });
     assert.throws(() => parseSendArgs({ text: 'ls', cwd: '/' }), /unknown argument "cwd"/);
     assert.throws(() => parseSendArgs({}), /"text" must be a string/);
+    assert.deepEqual(parseSendArgs({ text: 'make', timeoutMs: 120000 }, 600000), { text: 'make', submit: true, timeoutMs: 120000 });
+    assert.throws(() => parseSendArgs({ text: 'make', timeoutMs: 0 }, 600000), /"timeoutMs" must be a whole number of milliseconds >= 1/);
+    assert.throws(() => parseSendArgs({ text: 'make', timeoutMs: '60s' }, 600000), /"timeoutMs" must be a whole number/);
+    assert.throws(() => parseSendArgs({ text: 'make', timeoutMs: 600001 }, 600000), /over this server's maxOperationTimeoutMs \(600000\)/);
     assert.deepEqual(parseReadArgs({}), { offset: 0, count: 500 });
     assert.throws(() => parseReadArgs({ count: 0 }), /"count" must be a whole number >= 1/);
+  });
+});
+
+describe('viewport rows that output holds', () => {
+  const prompt = 'user@host:~/project$ ';
+  const long = Array.from({ length: 12 }, (_, i) => `line ${i} of what the command printed`);
+
+  it('are left out at a prompt, and the rule in viewportOmitted rebuilds the screen exactly', () => {
+    const viewport = ['older row', `${prompt}cmd`, ...long, prompt].join('\n');
+    const output = ['cmd', ...long].join('\n');
+    const { viewport: compact, omitted } = compactViewport(viewport, output);
+    assert.deepEqual(omitted, { row: 2, count: 12 });
+    assert.equal(compact, ['older row', `${prompt}cmd`, prompt].join('\n'));
+    assert.equal(rebuildViewport(compact, output, omitted), viewport);
+  });
+
+  it('are left out when a program waits for input on the last row', () => {
+    const viewport = [`${prompt}cmd`, ...long, 'Password: '].join('\n');
+    const output = ['cmd', ...long, 'Password: '].join('\n');
+    const { viewport: compact, omitted } = compactViewport(viewport, output);
+    assert.deepEqual(omitted, { row: 1, count: 13 });
+    assert.equal(rebuildViewport(compact, output, omitted), viewport);
+  });
+
+  it('stay when they save less than the field costs, differ, or would empty the viewport', () => {
+    assert.equal(compactViewport([`${prompt}echo 1`, '1', prompt].join('\n'), 'echo 1\n1').omitted, undefined);
+    const wrapped = ['x'.repeat(160), 'x'.repeat(40), prompt].join('\n');
+    assert.equal(compactViewport(wrapped, 'x'.repeat(200)).omitted, undefined, 'a wrapped line is not the output line');
+    const whole = long.join('\n');
+    const { viewport, omitted } = compactViewport(whole, whole);
+    assert.equal(omitted?.count, long.length - 1);
+    assert.equal(viewport, long[0]);
+    assert.equal(rebuildViewport(viewport, whole, omitted), whole);
   });
 });
 

@@ -1,7 +1,7 @@
 /**
- * The plugin's configuration: the product description's 15 keys (plus `term` and `heartbeatIntervalMs`,
- * our own), each with its default, as a schemastery schema — the library DSH itself uses, bundled here so
- * the server half needs no `@deepseek-ai/*` package at run time.
+ * The plugin's configuration: the product description's 15 keys (plus `term`, `heartbeatIntervalMs` and
+ * `maxOperationTimeoutMs`, our own), each with its default, as a schemastery schema — the library DSH
+ * itself uses, bundled here so the server half needs no `@deepseek-ai/*` package at run time.
  *
  * DSH replaces a row's whole `config` with the user's patch row; the Loader then runs this schema, which
  * fills every key the user left out. A patch of some keys therefore behaves as "defaults plus mine".
@@ -25,6 +25,7 @@ export const CONFIG_KEYS = [
   'maxSessions',
   'pollIntervalMs',
   'operationTimeoutMs',
+  'maxOperationTimeoutMs',
   'interruptTimeoutMs',
   'disconnectGraceMs',
   'disposeGraceMs',
@@ -49,6 +50,7 @@ export const Config: z<PluginConfig> = z.object({
   maxSessions: z.natural().min(1).default(d.maxSessions).description('Live Agent terminals at once.'),
   pollIntervalMs: z.natural().min(1).default(d.pollIntervalMs).description('Wait between two foreground inspections.'),
   operationTimeoutMs: z.natural().min(1).default(d.operationTimeoutMs).description('Deadline of a model mutation before SIGINT recovery.'),
+  maxOperationTimeoutMs: z.natural().min(1).default(d.maxOperationTimeoutMs).description('Largest deadline a send may ask for with timeoutMs (our key); at least operationTimeoutMs.'),
   interruptTimeoutMs: z.natural().min(1).default(d.interruptTimeoutMs).description('Wait for the controlled prompt after SIGINT.'),
   disconnectGraceMs: z.natural().default(d.disconnectGraceMs).description('How long a disconnected Controller keeps control before its input lease is released.'),
   disposeGraceMs: z.natural().min(1).default(d.disposeGraceMs).description('Grace between polite signals and SIGKILL when a process tree is ended.'),

@@ -79,6 +79,12 @@ const CAPTURE_PROPERTIES = {
     },
     required: ['command', 'secret', 'processGroupId'],
   },
+  viewportOmitted: {
+    type: 'object',
+    properties: { row: int, count: int },
+    required: ['row', 'count'],
+    description: 'Rows left out of viewport because output holds them: insert the last count lines of output before viewport line row.',
+  },
 } as const;
 
 /** Output schemas: the documented fields of each result. */

@@ -371,8 +371,8 @@ export class OwnerTerminal extends EventEmitter<OwnerEvents> {
 
   // ------------------------------------------------------------------ model operations
 
-  /** Queue a model send; resolves with the captured outcome. */
-  async send(input: string, abortSignal?: AbortSignal): Promise<CapturedOutcome> {
+  /** Queue a model send; resolves with the captured outcome. `timeoutMs` replaces operationTimeoutMs. */
+  async send(input: string, abortSignal?: AbortSignal, timeoutMs?: number): Promise<CapturedOutcome> {
     if (utf8Length(input) > this.config.maxInputBytes) {
       throw new TerminalError(
         'input-too-large',
@@ -380,7 +380,7 @@ export class OwnerTerminal extends EventEmitter<OwnerEvents> {
       );
     }
     await this.ensure();
-    return this.runModelOperation('model-send', { input }, abortSignal);
+    return this.runModelOperation('model-send', { input }, abortSignal, timeoutMs);
   }
 
   async signal(signal: ForegroundSignal, abortSignal?: AbortSignal): Promise<CapturedOutcome> {
@@ -401,8 +401,9 @@ export class OwnerTerminal extends EventEmitter<OwnerEvents> {
     kind: 'model-send' | 'signal',
     context: OperationContext,
     abortSignal: AbortSignal | undefined,
+    timeoutMs?: number,
   ): Promise<CapturedOutcome> {
-    const handle = this.queue.enqueue(kind, abortSignal ? { signal: abortSignal } : {});
+    const handle = this.queue.enqueue(kind, { signal: abortSignal, timeoutMs });
     this.contexts.set(handle.id, context);
     try {
       const result = await handle.result;

@@ -10,6 +10,7 @@ import type { CapturedOutcome, OwnerState } from '../hub/owner.ts';
 import type { OperationKind, QueueStatus, WaitReason } from '../queue/queue.ts';
 import type { InputWait, ProcessStatus } from '../terminal/generation.ts';
 import { utf8Length, utf8Tail, wellFormed } from '../screen/utf8.ts';
+import { compactCapture, type ViewportOmission } from './viewport-compact.ts';
 
 export const TOOL_NAMES = ['shared_terminal_send', 'shared_terminal_read', 'shared_terminal_signal', 'shared_terminal_reset'] as const;
 export type ToolName = (typeof TOOL_NAMES)[number];
@@ -53,6 +54,8 @@ export interface SendResult extends BaseResult {
      *  only evidence that a program there waits. */
     uncertain?: true;
   };
+  /** Rows of the screen left out of viewport because output holds them (viewport-compact.ts). */
+  viewportOmitted?: ViewportOmission;
 }
 
 export interface SignalResult extends SendResult {
@@ -74,6 +77,8 @@ export interface ResetResult extends BaseResult {
 export interface SendArgs {
   text: string;
   submit: boolean;
+  /** This send's deadline in place of operationTimeoutMs, at most maxOperationTimeoutMs. */
+  timeoutMs?: number;
 }
 export interface ReadArgs {
   offset: number;
@@ -92,6 +97,12 @@ export const TOOL_INPUT_SCHEMAS = {
     properties: {
       text: { type: 'string', description: 'Text to type into the terminal.' },
       submit: { type: 'boolean', description: 'Press Enter after the text (default true).', default: true },
+      timeoutMs: {
+        type: 'integer',
+        minimum: 1,
+        description:
+          'Deadline of this send in milliseconds, for a command known to run long (install, build, test suite). Without it the configured operationTimeoutMs (30 s by default) applies; the server refuses more than its maxOperationTimeoutMs (10 minutes by default).',
+      },
     },
     required: ['text'],
     additionalProperties: false,
@@ -118,14 +129,17 @@ export const TOOL_INPUT_SCHEMAS = {
 const COMMON_RULES =
   'The terminal is a persistent bash shared with the human in the browser; one FIFO queue orders your operations and the human\'s input.';
 
+const OMITTED_ROWS =
+  'When viewportOmitted {row, count} is present, viewport leaves out rows that output already holds: the screen is viewport\'s lines with the last count lines of output inserted before line row.';
+
 /** Tool descriptions that teach the model the rules. */
 export const TOOL_DESCRIPTIONS: Record<ToolName, string> = {
   shared_terminal_send:
-    `Type text into this agent's shared terminal (Enter is added unless submit is false) and wait until bash is back at its prompt, a program waits for input (waitReason stdin_read; inputWait.secret means a password prompt: let the human type it), the human takes over (human_handoff), the shell exits, or the deadline passes (timeout: SIGINT was sent, which does not prove the command ended). exitCode is absent when promptEvidence is kernel (the prompt was seen without the shell's hook, e.g. right after exec bash). In a nested terminal (tmux, screen, script, ssh) inputWait.relay names it and inputWait.command what waits inside; inputWait.uncertain means the inside cannot be seen (ssh): only quiet output says it waits. ${COMMON_RULES} After human_handoff, never answer behind the human: wait for the notice that the human finished, then call shared_terminal_read before sending more. Prefer your normal shell tool for one-shot commands.`,
+    `Type text into this agent's shared terminal (Enter is added unless submit is false) and wait until bash is back at its prompt, a program waits for input (waitReason stdin_read; inputWait.secret means a password prompt: let the human type it), the human takes over (human_handoff), the shell exits, or the deadline passes (timeout: SIGINT was sent, which does not prove the command ended). For a command that may run longer than 30 s (installs, builds, test suites), pass timeoutMs, e.g. 600000, instead of letting the deadline interrupt it. exitCode is absent when promptEvidence is kernel (the prompt was seen without the shell's hook, e.g. right after exec bash). In a nested terminal (tmux, screen, script, ssh) inputWait.relay names it and inputWait.command what waits inside; inputWait.uncertain means the inside cannot be seen (ssh): only quiet output says it waits. ${COMMON_RULES} After human_handoff, never answer behind the human: wait for the notice that the human finished, then call shared_terminal_read before sending more. Prefer your normal shell tool for one-shot commands. ${OMITTED_ROWS}`,
   shared_terminal_read:
     `Read the shared terminal without taking the queue: the viewport, the cursor, and a page of history counted from the newest line (offset skips lines, count takes older ones; lineBegin inclusive, lineEnd exclusive). Call it first after a notice that the human finished an interaction. ${COMMON_RULES}`,
   shared_terminal_signal:
-    `Queue a signal (SIGINT, SIGTERM, SIGKILL, SIGTSTP, SIGHUP) for the terminal's current foreground process group, re-checked at delivery. SIGKILL to the shell itself is refused: use shared_terminal_reset. ${COMMON_RULES}`,
+    `Queue a signal (SIGINT, SIGTERM, SIGKILL, SIGTSTP, SIGHUP) for the terminal's current foreground process group, re-checked at delivery. SIGKILL to the shell itself is refused: use shared_terminal_reset. ${OMITTED_ROWS} ${COMMON_RULES}`,
   shared_terminal_reset:
     `Queue a reset: end the terminal's whole process tree and start a new bash (the next generation). All shell state (cwd, variables, running programs) is lost. Use it after "queue is blocked until reset" or when the shell exited. ${COMMON_RULES}`,
 };
@@ -144,13 +158,27 @@ function objectArgs(tool: ToolName, args: unknown, allowed: string[]): Record<st
   return record;
 }
 
-export function parseSendArgs(args: unknown): SendArgs {
-  const record = objectArgs('shared_terminal_send', args, ['text', 'submit']);
+/** `maxTimeoutMs` is the host's maxOperationTimeoutMs; without it any positive deadline is accepted. */
+export function parseSendArgs(args: unknown, maxTimeoutMs?: number): SendArgs {
+  const record = objectArgs('shared_terminal_send', args, ['text', 'submit', 'timeoutMs']);
   if (typeof record['text'] !== 'string') throw new ToolArgsError('shared_terminal_send: "text" must be a string');
   if (record['submit'] !== undefined && typeof record['submit'] !== 'boolean') {
     throw new ToolArgsError('shared_terminal_send: "submit" must be true or false');
   }
-  return { text: record['text'], submit: record['submit'] !== false };
+  const parsed: SendArgs = { text: record['text'], submit: record['submit'] !== false };
+  const timeoutMs = record['timeoutMs'];
+  if (timeoutMs !== undefined) {
+    if (typeof timeoutMs !== 'number' || !Number.isSafeInteger(timeoutMs) || timeoutMs < 1) {
+      throw new ToolArgsError('shared_terminal_send: "timeoutMs" must be a whole number of milliseconds >= 1');
+    }
+    if (maxTimeoutMs !== undefined && timeoutMs > maxTimeoutMs) {
+      throw new ToolArgsError(
+        `shared_terminal_send: "timeoutMs" is ${timeoutMs}, over this server's maxOperationTimeoutMs (${maxTimeoutMs}): ask for at most ${maxTimeoutMs}, or run the command in the background and poll with shared_terminal_read`,
+      );
+    }
+    parsed.timeoutMs = timeoutMs;
+  }
+  return parsed;
 }
 
 export function parseReadArgs(args: unknown): ReadArgs {
@@ -270,13 +298,14 @@ function exitFromStatus(fields: { waitReason: WaitReason; exitCode?: number }, s
 }
 
 export async function runSend(hub: TerminalHub, ownerId: string, rawArgs: unknown, signal?: AbortSignal): Promise<SendResult> {
-  const args = parseSendArgs(rawArgs);
+  const args = parseSendArgs(rawArgs, hub.config.maxOperationTimeoutMs);
   const owner = hub.acquire(ownerId);
-  const outcome = await owner.send(args.submit ? `${args.text}\r` : args.text, signal);
+  const outcome = await owner.send(args.submit ? `${args.text}\r` : args.text, signal, args.timeoutMs);
   const base = strip(await baseResult(hub, ownerId));
   const { truncatedOutput, ...fields } = outcomeFields(outcome);
   exitFromStatus(fields, base.status);
-  return boundResult({ ...base, ...fields, truncated: truncatedOutput }, hub.config.maxToolOutputBytes);
+  const max = hub.config.maxToolOutputBytes;
+  return boundResult(compactCapture({ ...base, ...fields, truncated: truncatedOutput }, max), max);
 }
 
 export async function runSignal(hub: TerminalHub, ownerId: string, rawArgs: unknown, signal?: AbortSignal): Promise<SignalResult> {
@@ -286,10 +315,8 @@ export async function runSignal(hub: TerminalHub, ownerId: string, rawArgs: unkn
   const base = strip(await baseResult(hub, ownerId));
   const { truncatedOutput, ...fields } = outcomeFields(outcome);
   exitFromStatus(fields, base.status);
-  return boundResult(
-    { ...base, ...fields, processGroupId: outcome.processGroupId, truncated: truncatedOutput },
-    hub.config.maxToolOutputBytes,
-  );
+  const max = hub.config.maxToolOutputBytes;
+  return boundResult(compactCapture({ ...base, ...fields, processGroupId: outcome.processGroupId, truncated: truncatedOutput }, max), max);
 }
 
 export async function runRead(hub: TerminalHub, ownerId: string, rawArgs: unknown): Promise<ReadResult> {

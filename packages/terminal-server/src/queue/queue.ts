@@ -8,7 +8,8 @@
  * an observation made before the latest write can never complete an operation.
  *
  * Rules (see the package README for the full list):
- * - model-send and signal get a deadline of operationTimeoutMs from grant; human leases and resets none.
+ * - model-send and signal get a deadline of operationTimeoutMs from grant (or the one the operation asked
+ *   for, which its host bounds); human leases and resets none.
  * - A deadline or a cancel starts recovery: SIGINT to the foreground group (after writes in flight), then
  *   interruptTimeoutMs for the prompt. A failed recovery blocks the queue until the earliest reset.
  * - A human cancel (Interrupt input) only sends SIGINT; the lease is kept until the prompt is back.
@@ -161,6 +162,8 @@ interface Operation extends OperationView {
   inflight: number;
   writeChain: Promise<void>;
   deadline: unknown;
+  /** The deadline asked for at enqueue; operationTimeoutMs when absent. */
+  timeoutMs: number | undefined;
   interruptTimer: unknown;
   result: Deferred<OperationResult>;
   granted: Deferred<void>;
@@ -232,8 +235,8 @@ export class OperationQueue {
 
   // ---------------------------------------------------------------- admission
 
-  enqueue(kind: Exclude<OperationKind, 'human'>, options: { signal?: AbortSignal } = {}): OperationHandle {
-    const op = this.accept(kind, undefined, options.signal);
+  enqueue(kind: Exclude<OperationKind, 'human'>, options: { signal?: AbortSignal; timeoutMs?: number } = {}): OperationHandle {
+    const op = this.accept(kind, undefined, options.signal, options.timeoutMs);
     return { id: op.id, kind, result: op.result.promise, cancel: () => this.cancel(op) };
   }
 
@@ -271,7 +274,7 @@ export class OperationQueue {
     return this.leaseOf(op);
   }
 
-  private accept(kind: OperationKind, origin: HumanOrigin | undefined, signal: AbortSignal | undefined): Operation {
+  private accept(kind: OperationKind, origin: HumanOrigin | undefined, signal: AbortSignal | undefined, timeoutMs?: number): Operation {
     if (this.state === 'disposed') throw new QueueError('disposed', QUEUE_MESSAGES.disposed);
     if (signal?.aborted) throw new QueueError('cancelled', 'the operation was cancelled before it was accepted');
     if (kind !== 'reset') {
@@ -294,6 +297,7 @@ export class OperationQueue {
       inflight: 0,
       writeChain: Promise.resolve(),
       deadline: undefined,
+      timeoutMs,
       interruptTimer: undefined,
       result: deferred<OperationResult>(),
       granted: deferred<void>(),
@@ -341,7 +345,7 @@ export class OperationQueue {
     next.grantedAt = this.options.clock.now();
     next.granting = true;
     if (next.kind === 'model-send' || next.kind === 'signal') {
-      next.deadline = this.options.clock.setTimeout(() => this.startRecovery(next, 'timeout'), this.options.operationTimeoutMs);
+      next.deadline = this.options.clock.setTimeout(() => this.startRecovery(next, 'timeout'), next.timeoutMs ?? this.options.operationTimeoutMs);
     }
     this.options.hooks.changed();
     let settleNow: Settlement | undefined;
