@@ -11,7 +11,7 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { TOOL_NAMES, isToolName, runTool, type OwnerTerminal, type TerminalHub } from '@shared-terminal/server';
+import { TOOL_NAMES, TokenLimitError, isToolName, runTool, type OwnerTerminal, type TerminalHub } from '@shared-terminal/server';
 import { AGENT_ID_PATTERN } from './command-line.ts';
 import type { AgentEvent, AgentEventRelay } from './agent-events.ts';
 import { COMMON_HEADERS, HttpError, readJsonBody, sendError, sendJson } from './http-io.ts';
@@ -207,6 +207,6 @@ export async function handleApi(req: IncomingMessage, res: ServerResponse, ctx: 
     if (error instanceof HttpError) return sendError(res, error.status, error.code, error.message, error.headers);
     if (error instanceof URIError) return sendError(res, 400, 'invalid-path', 'the path is not valid percent-encoding');
     const failure = describeToolFailure(error);
-    sendError(res, failure.status, failure.code, failure.message);
+    sendError(res, failure.status, failure.code, failure.message, error instanceof TokenLimitError ? { 'Retry-After': String(Math.ceil(error.retryAfterMs / 1000)) } : {});
   }
 }

@@ -3,11 +3,17 @@
  * - A frame's cost is linear in its size: a refused frame with a huge unknown field name costs, per
  *   byte, about the same at 20 kB as at 160 kB (a ratio, never an absolute time), and its close reason
  *   and error text echo at most a few bytes of it.
+ * - The upgrade fence compares whole values: the Origin's scheme too, the Host header whole.
+ * - The token store is bounded per owner and as a whole, with a coded refusal that says when to retry.
  */
 import assert from 'node:assert/strict';
-import { describe, test } from 'node:test';
+import { after, before, describe, test } from 'node:test';
+import type { OwnerTerminal } from '../src/index.ts';
 import { parseClientFrame } from '../src/protocol/index.ts';
+import { ManualClock } from '../src/queue/clock.ts';
 import { closeReason } from '../src/transport/messages.ts';
+import { MAX_OUTSTANDING_TOKENS, MAX_TOKENS_PER_OWNER, TokenLimitError, TokenStore } from '../src/transport/tokens.ts';
+import { type Harness, startHarness } from './helpers/transport-harness.ts';
 
 /** The work the transport does for a refused frame: validate it, then make its close reason. */
 function refuse(text: string): string {
@@ -49,5 +55,70 @@ describe('a frame costs linear time', () => {
     assert.equal(cut, 'é'.repeat(61));
     const emoji = closeReason(`${'a'.repeat(121)}😀`);
     assert.equal(emoji, 'a'.repeat(121));
+  });
+});
+
+describe('the upgrade fence compares whole values', () => {
+  let harness: Harness;
+  before(async () => {
+    harness = await startHarness();
+  });
+  after(async () => {
+    await harness.close();
+  });
+
+  test('an https Origin of the same host and port is another origin', async () => {
+    const refused = await harness.attempt('fence', { origin: `https://127.0.0.1:${harness.port}` });
+    assert.equal(refused.ok, false);
+    assert.ok(!refused.ok && refused.status === 403 && /origin/.test(refused.body), 'refused for its origin');
+    const same = await harness.attempt('fence', {});
+    assert.equal(same.ok, true);
+    if (same.ok) same.client.terminate();
+  });
+
+  test('a Host header with a loopback prefix and more after it is refused', async () => {
+    const port = harness.port;
+    for (const host of [`[::1]x:${port}`, `127.0.0.1:${port}@evil.example`, `localhost:${port}/x`, `127.0.0.1:${port}:${port}`]) {
+      const refused = await harness.attempt('fence', { host });
+      assert.equal(refused.ok, false, host);
+      assert.ok(!refused.ok && refused.status === 403 && /^host /.test(refused.body), `${host}: refused for its Host`);
+    }
+  });
+});
+
+describe('the token store is bounded', () => {
+  const owner = (n: number) => ({ n }) as unknown as OwnerTerminal;
+  const grant = (o: OwnerTerminal) => ({ owner: o, ownerId: 'x', epoch: 0, readonly: false });
+
+  test(`one owner gets at most ${MAX_TOKENS_PER_OWNER} outstanding tokens; others still get theirs`, () => {
+    const store = new TokenStore(new ManualClock());
+    const greedy = owner(1);
+    for (let i = 0; i < MAX_TOKENS_PER_OWNER; i++) store.issue(grant(greedy));
+    assert.throws(() => store.issue(grant(greedy)), (error: unknown) => error instanceof TokenLimitError && error.code === 'too-many-tokens' && error.retryAfterMs > 0);
+    assert.doesNotThrow(() => store.issue(grant(owner(2))));
+    store.clear();
+  });
+
+  test(`the whole store refuses with a coded error past ${MAX_OUTSTANDING_TOKENS}`, () => {
+    const store = new TokenStore(new ManualClock());
+    let n = 0;
+    while (store.size < MAX_OUTSTANDING_TOKENS) {
+      const o = owner(n++);
+      for (let i = 0; i < MAX_TOKENS_PER_OWNER && store.size < MAX_OUTSTANDING_TOKENS; i++) store.issue(grant(o));
+    }
+    assert.throws(() => store.issue(grant(owner(n))), (error: unknown) => error instanceof TokenLimitError && /retry in/.test(error.message));
+    store.clear();
+  });
+
+  test('a spent or pruned token frees its owner\'s share', async () => {
+    const clock = new ManualClock();
+    const store = new TokenStore(clock);
+    const o = owner(1);
+    const tokens = Array.from({ length: MAX_TOKENS_PER_OWNER }, () => store.issue(grant(o)).token);
+    assert.equal(store.consume(tokens[0]!).ok, true);
+    assert.doesNotThrow(() => store.issue(grant(o)));
+    await clock.advance(11_000);
+    assert.doesNotThrow(() => store.issue(grant(o)), 'expired tokens make room when the owner is at its bound');
+    store.clear();
   });
 });
