@@ -5,15 +5,20 @@
  *   and error text echo at most a few bytes of it.
  * - The upgrade fence compares whole values: the Origin's scheme too, the Host header whole.
  * - The token store is bounded per owner and as a whole, with a coded refusal that says when to retry.
+ * - A view that asks for snapshots (resync) every few ms and never reads its socket costs the server
+ *   one snapshot, not one per request, and is closed: the server's RSS grows by less than 100 MB where
+ *   each request queued a 1.5 MB snapshot before (hundreds of MB in 3 s).
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { OwnerTerminal } from '../src/index.ts';
+import type { Socket } from 'node:net';
+import { type OwnerTerminal, runSend } from '../src/index.ts';
 import { parseClientFrame } from '../src/protocol/index.ts';
 import { ManualClock } from '../src/queue/clock.ts';
 import { closeReason } from '../src/transport/messages.ts';
 import { MAX_OUTSTANDING_TOKENS, MAX_TOKENS_PER_OWNER, TokenLimitError, TokenStore } from '../src/transport/tokens.ts';
-import { type Harness, startHarness } from './helpers/transport-harness.ts';
+import { MAX_UNREAD_RESYNCS } from '../src/transport/view.ts';
+import { type Harness, delay, startHarness, until } from './helpers/transport-harness.ts';
 
 /** The work the transport does for a refused frame: validate it, then make its close reason. */
 function refuse(text: string): string {
@@ -120,5 +125,62 @@ describe('the token store is bounded', () => {
     await clock.advance(11_000);
     assert.doesNotThrow(() => store.issue(grant(o)), 'expired tokens make room when the owner is at its bound');
     store.clear();
+  });
+});
+
+describe('memory per view is bounded', () => {
+  let harness: Harness;
+  before(async () => {
+    harness = await startHarness({ config: { rows: 40, cols: 160, scrollbackLines: 10_000 } });
+  });
+  after(async () => {
+    await harness.close();
+  });
+
+  test('a view that sends resync every 2 ms and never reads is closed, and RSS stays within 100 MB of its start', async () => {
+    // About 1.6 MB of history: every snapshot of this terminal weighs that much.
+    await runSend(harness.hub, 'mem', { text: "yes $(printf '%0150d' 0) | head -n 10000; echo filled" });
+    const view = await harness.connect('mem', { ack: false, replica: false });
+    await view.waitFor(() => view.snapshots >= 1 && view.role !== undefined, 'the first snapshot');
+    // The full snapshot (history beyond the first 500 rows) follows on a view that does not ack after a
+    // quiet spell; let it arrive, then stop reading.
+    await delay(600);
+    (view.ws as unknown as { _socket: Socket })._socket.pause();
+    const ids = () => harness.transport.stats().views.map((v) => v.id);
+    const viewId = harness.transport.stats().views[0]!.id;
+    global.gc?.();
+    const baseline = process.memoryUsage().rss;
+    let peak = baseline;
+    let sent = 0;
+    const deadline = Date.now() + 3000;
+    while (Date.now() < deadline && ids().includes(viewId)) {
+      view.send({ v: 1, type: 'resync', generation: view.generation ?? 1 });
+      sent += 1;
+      peak = Math.max(peak, process.memoryUsage().rss);
+      await delay(2);
+    }
+    for (let i = 0; i < 20; i++) {
+      peak = Math.max(peak, process.memoryUsage().rss);
+      await delay(10);
+    }
+    const growthMb = (peak - baseline) / 1_048_576;
+    console.log(`# ${sent} resyncs sent; RSS grew ${growthMb.toFixed(1)} MB at its peak`);
+    assert.ok(!ids().includes(viewId), 'the server closed the view that asks faster than it reads');
+    assert.ok(sent > MAX_UNREAD_RESYNCS);
+    assert.ok(growthMb < 100, `RSS grew ${growthMb.toFixed(1)} MB (bound: 100 MB)`);
+    view.terminate();
+  });
+
+  test('a view that reads gets one snapshot per resync it asks for after the last one arrived', async () => {
+    const view = await harness.connect('mem', { ack: false, replica: false });
+    await view.waitFor(() => view.snapshots >= 1, 'the first snapshot');
+    await delay(600);
+    const before = view.snapshots;
+    for (let i = 0; i < 3; i++) {
+      view.send({ v: 1, type: 'resync', generation: view.generation ?? 1 });
+      await view.waitFor(() => view.snapshots === before + i + 1, `snapshot ${i + 1}`);
+    }
+    assert.equal(view.close, undefined);
+    view.terminate();
   });
 });

@@ -32,6 +32,7 @@ export const CLOSE_REASONS = {
   readonly: 'read-only view: only ack, resync and ping are allowed; reconnect as controller to type',
   binary: 'binary frames are not accepted: send JSON text frames',
   early: 'too many frames before the snapshot: wait for the snapshot before sending',
+  resyncFlood: 'resync asked for faster than snapshots are read: read the socket, ask once per gap',
   reset: 'the terminal was reset: reconnect to see the new shell',
   disposed: 'the terminal is gone: do not reconnect',
   heartbeat: 'no answer to heartbeats: reconnect',
