@@ -8,6 +8,8 @@
  * - A view that asks for snapshots (resync) every few ms and never reads its socket costs the server
  *   one snapshot, not one per request, and is closed: the server's RSS grows by less than 100 MB where
  *   each request queued a 1.5 MB snapshot before (hundreds of MB in 3 s).
+ * - A role frame lost to a drop does not cost the controller its seat or its program: the proof the page
+ *   still holds resumes until the page shows it got the new one.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -182,5 +184,73 @@ describe('memory per view is bounded', () => {
     }
     assert.equal(view.close, undefined);
     view.terminate();
+  });
+});
+
+describe('a lost role frame keeps control', () => {
+  let harness: Harness;
+  const clock = new ManualClock();
+  before(async () => {
+    harness = await startHarness({ clock, config: { disconnectGraceMs: 5000 } });
+  });
+  after(async () => {
+    await harness.close();
+  });
+
+  const dropped = (ownerId: string, count: number) =>
+    until(() => harness.transport.stats().views.filter((v) => v.ownerId === ownerId).length === count, 'the server to see the drop');
+
+  test('drops before each new proof arrives: the page resumes with the proof it has, its lease and program intact', async () => {
+    const a = await harness.connect('lost', { ack: false });
+    await a.waitFor(() => a.status !== undefined, 'status');
+    a.type('cat\r');
+    await a.waitFor(() => a.lease?.state === 'granted', 'the lease grant');
+    const leaseId = a.lease!.leaseId;
+    const held = a.resume!;
+    a.terminate();
+    await dropped('lost', 0);
+    // Three reconnects whose role frame "never arrives": the page keeps presenting the proof it holds.
+    for (let i = 0; i < 3; i++) {
+      const again = await harness.connect('lost', { resume: held, ack: false });
+      await again.waitFor(() => again.status !== undefined, `status of reconnect ${i + 1}`);
+      assert.deepEqual([again.role?.role, again.role?.reason], ['controller', 'resumed'], `reconnect ${i + 1}`);
+      assert.notEqual(again.resume, held);
+      assert.deepEqual([again.lease?.state, again.lease?.leaseId], ['granted', leaseId], 'the lease is still held');
+      again.terminate();
+      await dropped('lost', 0);
+      await clock.advance(4000); // within grace each time
+    }
+    const back = await harness.connect('lost', { resume: held });
+    await back.waitFor(() => back.status !== undefined, 'status');
+    assert.deepEqual([back.role?.role, back.lease?.leaseId], ['controller', leaseId]);
+    back.type('still-cat\r');
+    await back.waitFor(() => back.screen().tail.filter((l) => l.includes('still-cat')).length >= 2, 'cat still running echoes the line');
+    back.terminate();
+    await dropped('lost', 0);
+  });
+
+  test('once the page acks output sent after the role frame, the proof before it no longer resumes', async () => {
+    const a = await harness.connect('confirm');
+    await a.waitFor(() => a.status !== undefined, 'status');
+    const first = a.resume!;
+    a.terminate();
+    await dropped('confirm', 0);
+    const b = await harness.connect('confirm', { resume: first });
+    await b.waitFor(() => b.role?.reason === 'resumed', 'resumed');
+    // Output after the role frame, acked by the page (the harness client acks what it parsed).
+    b.type('echo confirm-me\r');
+    await b.waitFor(() => b.lease?.state === 'revoked', 'the lease to end');
+    await b.waitFor(() => b.settled, 'the replica to parse it');
+    await until(() => harness.transport.stats().views.some((v) => v.ownerId === 'confirm' && v.unackedChars === 0), 'the ack');
+    const replay = await harness.connect('confirm', { resume: first });
+    await replay.waitFor(() => replay.role !== undefined, 'role');
+    assert.deepEqual([replay.role?.role, replay.role?.reason], ['readonly', 'invalid-resume']);
+    // The new proof still resumes.
+    b.terminate();
+    await dropped('confirm', 1);
+    const c = await harness.connect('confirm', { resume: b.resume! });
+    await c.waitFor(() => c.role !== undefined, 'role');
+    assert.deepEqual([c.role?.role, c.role?.reason], ['controller', 'resumed']);
+    for (const view of [replay, c]) view.terminate();
   });
 });

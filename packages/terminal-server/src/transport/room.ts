@@ -42,6 +42,15 @@ export interface RoomContext {
 
 interface Seat {
   proofDigest: string;
+  /**
+   * The proof that claimed the seat last, still valid while its successor may not have reached the page:
+   * the new proof travels in the role frame, after the snapshot, and a connection that drops before it
+   * arrives leaves the page with this one. It stops being valid once the page shows it has the new one
+   * (it acks output sent after the role frame, or resumes with it).
+   */
+  previousDigest: string | undefined;
+  /** The sequence of the snapshot the role frame followed: an ack past it proves the role arrived. */
+  roleSequence: number;
   view: View | undefined;
   lease: HumanSession | undefined;
   graceTimer: unknown;
@@ -148,10 +157,24 @@ export class OwnerRoom implements ViewHost {
     if (options.readonly) return readonly('readonly-requested');
     const seat = this.seat;
     let reason: RoleReason;
+    const presented = options.resume !== undefined ? digestOf(options.resume) : undefined;
     if (!seat) {
-      this.seat = { proofDigest: '', view, lease: undefined, graceTimer: undefined, chain: Promise.resolve() };
+      this.seat = {
+        proofDigest: '',
+        previousDigest: undefined,
+        roleSequence: 0,
+        view,
+        lease: undefined,
+        graceTimer: undefined,
+        chain: Promise.resolve(),
+      };
       reason = 'granted';
-    } else if (options.resume !== undefined && sameDigest(digestOf(options.resume), seat.proofDigest)) {
+    } else if (
+      presented !== undefined &&
+      (sameDigest(presented, seat.proofDigest) || (seat.previousDigest !== undefined && sameDigest(presented, seat.previousDigest)))
+    ) {
+      // What the page holds stays valid until it shows it got the proof this claim sends.
+      seat.previousDigest = presented;
       const previous = seat.view;
       seat.view = view;
       this.clearGrace(seat);
@@ -163,6 +186,7 @@ export class OwnerRoom implements ViewHost {
     }
     const proof = newSecret();
     this.seat!.proofDigest = digestOf(proof);
+    this.seat!.roleSequence = view.sentSequence;
     view.sendRole({ v: PROTOCOL_VERSION, type: 'role', generation: view.generation ?? 0, role: 'controller', reason, resume: proof, maxInputBytes });
     const lease = this.seat!.lease;
     if (lease && !lease.closed) view.sendEssential(this.leaseFrame(view, lease, 'granted'));
@@ -210,7 +234,10 @@ export class OwnerRoom implements ViewHost {
         view.requestResync();
         return;
       case 'ack':
-        if (frame.generation === view.generation) view.ack(frame.sequence);
+        if (frame.generation === view.generation) {
+          view.ack(frame.sequence);
+          this.confirmProof(view, frame.sequence);
+        }
         else view.sendNotice('stale-generation', NOTICES.stale(frame.generation, view.generation ?? 0));
         return;
       default:
@@ -230,6 +257,14 @@ export class OwnerRoom implements ViewHost {
       return;
     }
     seat.chain = seat.chain.then(() => this.human(seat, frame)).catch(() => undefined);
+  }
+
+  /** Output sent after the role frame is acked: the page has the new proof, the one before it ends. */
+  private confirmProof(view: View, sequence: number): void {
+    const seat = this.seat;
+    if (seat && seat.view === view && seat.previousDigest !== undefined && sequence > seat.roleSequence && sequence <= view.sentSequence) {
+      seat.previousDigest = undefined;
+    }
   }
 
   closed(view: View, kind: CloseKind): void {

@@ -178,6 +178,11 @@ export class View {
     return this.currentRole;
   }
 
+  /** The sequence of the last snapshot or output sent on this socket. */
+  get sentSequence(): number {
+    return this.lastSequence;
+  }
+
   stats(): ViewStats {
     return {
       id: this.id,
