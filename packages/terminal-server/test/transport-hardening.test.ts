@@ -229,9 +229,27 @@ describe('a lost role frame keeps control', () => {
     await dropped('lost', 0);
   });
 
+  test('a first claim whose role frame never arrived does not hold the seat through grace', async () => {
+    // The page's socket is aborted after the server claimed the seat, before the page read the role frame
+    // (a page that remounts its element while it attaches): the page has no proof to resume with.
+    const lost = await harness.connect('first', { ack: false });
+    await lost.waitFor(() => lost.role !== undefined, 'the role frame (that the page never reads)');
+    lost.terminate();
+    await dropped('first', 0);
+    const next = await harness.connect('first');
+    await next.waitFor(() => next.role !== undefined, 'role');
+    assert.deepEqual([next.role?.role, next.role?.reason], ['controller', 'granted'], 'control at once, not read only until grace ends');
+    next.terminate();
+    await dropped('first', 0);
+  });
+
   test('once the page acks output sent after the role frame, the proof before it no longer resumes', async () => {
     const a = await harness.connect('confirm');
     await a.waitFor(() => a.status !== undefined, 'status');
+    a.type('echo first\r'); // output after the role frame, acked: the page has shown it holds this proof
+    await a.waitFor(() => a.lease?.state === 'revoked', 'the lease to end');
+    await a.waitFor(() => a.settled, 'the replica to parse it');
+    await until(() => harness.transport.stats().views.some((v) => v.ownerId === 'confirm' && v.unackedChars === 0), 'the ack');
     const first = a.resume!;
     a.terminate();
     await dropped('confirm', 0);

@@ -51,6 +51,8 @@ interface Seat {
   previousDigest: string | undefined;
   /** The sequence of the snapshot the role frame followed: an ack past it proves the role arrived. */
   roleSequence: number;
+  /** The page showed it holds the current proof (see confirmProof). */
+  proofConfirmed: boolean;
   view: View | undefined;
   lease: HumanSession | undefined;
   graceTimer: unknown;
@@ -163,6 +165,7 @@ export class OwnerRoom implements ViewHost {
         proofDigest: '',
         previousDigest: undefined,
         roleSequence: 0,
+        proofConfirmed: false,
         view,
         lease: undefined,
         graceTimer: undefined,
@@ -187,6 +190,7 @@ export class OwnerRoom implements ViewHost {
     const proof = newSecret();
     this.seat!.proofDigest = digestOf(proof);
     this.seat!.roleSequence = view.sentSequence;
+    this.seat!.proofConfirmed = false;
     view.sendRole({ v: PROTOCOL_VERSION, type: 'role', generation: view.generation ?? 0, role: 'controller', reason, resume: proof, maxInputBytes });
     const lease = this.seat!.lease;
     if (lease && !lease.closed) view.sendEssential(this.leaseFrame(view, lease, 'granted'));
@@ -262,8 +266,9 @@ export class OwnerRoom implements ViewHost {
   /** Output sent after the role frame is acked: the page has the new proof, the one before it ends. */
   private confirmProof(view: View, sequence: number): void {
     const seat = this.seat;
-    if (seat && seat.view === view && seat.previousDigest !== undefined && sequence > seat.roleSequence && sequence <= view.sentSequence) {
+    if (seat && seat.view === view && !seat.proofConfirmed && sequence > seat.roleSequence && sequence <= view.sentSequence) {
       seat.previousDigest = undefined;
+      seat.proofConfirmed = true;
     }
   }
 
@@ -277,8 +282,13 @@ export class OwnerRoom implements ViewHost {
     // A controller page that was closed or reloaded on purpose, holding no input, frees the seat at once:
     // the reloaded page (which has no proof: it lives in memory only) becomes controller again instead
     // of waiting out the grace. A held lease keeps the grace, so a reload never interrupts a program.
-    const leftIdle = kind === 'left' && (!seat.lease || seat.lease.closed);
-    if (graceMs === 0 || leftIdle) {
+    const idle = !seat.lease || seat.lease.closed;
+    const leftIdle = kind === 'left' && idle;
+    // A first claim whose page never showed it got the proof (the socket was aborted while it opened, or
+    // dropped before the role frame arrived): no page can resume it, so holding it through grace would only
+    // make that page read only until grace ends. Free it at once (it holds no input, so nothing is lost).
+    const unreachable = idle && !seat.proofConfirmed && seat.previousDigest === undefined;
+    if (graceMs === 0 || leftIdle || unreachable) {
       this.expireSeat(seat);
       return;
     }
