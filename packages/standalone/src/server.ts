@@ -10,7 +10,7 @@ import { AccessGuard } from './access.ts';
 import { AgentEventRelay } from './agent-events.ts';
 import { AGENT_ID_PATTERN } from './command-line.ts';
 import { handleApi, summarize, TERMINAL_SOCKET_PATH, type BrowserAttach } from './api.ts';
-import { COMMON_HEADERS, sendError } from './http-io.ts';
+import { COMMON_HEADERS, clip, sendError } from './http-io.ts';
 import { agentPage, CONTENT_SECURITY_POLICY, homePage, messagePage } from './pages.ts';
 import { findElementBundle, PAGE_ASSETS_DIR, serveFile, type ElementBundle } from './static-files.ts';
 
@@ -157,7 +157,7 @@ export async function startStandaloneServer(options: StandaloneOptions): Promise
       const dir = assetMatch[1] ? elementBundle?.dir : PAGE_ASSETS_DIR;
       if (dir && serveFile(res, dir, assetMatch[2]!)) return;
     }
-    return refuse(404, 'not-found', `Nothing at ${path}. The agent list is at /.`);
+    return refuse(404, 'not-found', `Nothing at ${clip(path)}. The agent list is at /.`);
   };
 
   const server = createServer((req, res) => {

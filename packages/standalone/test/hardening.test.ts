@@ -47,6 +47,21 @@ describe('bad input gets a 4xx', () => {
   });
 });
 
+describe('error texts quote little of what the client sent', () => {
+  test('a huge unknown argument name, tool name or id is refused with a short message', async () => {
+    const huge = 'k'.repeat(100_000);
+    const unknownArg = await callTool(cli, 'only', 'shared_terminal_read', { [huge]: 1 });
+    assert.equal(unknownArg.status, 400);
+    assert.ok((unknownArg.body.error?.message.length ?? 0) < 300, 'the message quotes a bounded part of the name');
+    const long = 'x'.repeat(8_000);
+    for (const path of [`/api/agents/only/tools/${long}`, `/api/agents/${long}`, `/api/${long}`, `/${long}`]) {
+      const response = await rawRequest(cli.port, { path, headers: { Host: host(), ...cli.auth } });
+      assert.ok(response.status >= 400 && response.status < 500, path.slice(0, 40));
+      assert.ok(response.body.length < 2_000, `${path.slice(0, 40)}: the reply echoes a bounded part of the path`);
+    }
+  });
+});
+
 describe('the Host fence reads the whole header', () => {
   test('a loopback prefix with something after it is refused', async () => {
     for (const name of [`[::1]x:${cli.port}`, `127.0.0.1:${cli.port}@evil.example`, `localhost.:${cli.port}`, `127.0.0.1:${cli.port}:1`, `[::1]:${cli.port}x`]) {
