@@ -34,23 +34,33 @@ export interface TerminalContainment {
 }
 
 /**
- * The watchdog. Lines on stdin: `add SID MARK`, `forget SID`. At end of input (the server is gone) it kills
- * the cgroups below $1, then twice (a fork may race the first pass) every process in a known session or
- * carrying a known mark, then removes the cgroups once empty.
+ * The watchdog. Lines on stdin: `add SID MARK START` (START: the shell's start time, field 22 of its
+ * /proc stat), `forget SID`. At end of input (the server is gone) it kills the cgroups below $1, then twice
+ * (a fork may race the first pass) every process in a known session or carrying a known mark, then removes
+ * the cgroups once empty. A session whose leader is alive with another start time is not the shell's (the
+ * pid was reused): it is left alone.
  */
 const WATCHDOG_SCRIPT = `
 trap '' HUP INT TERM QUIT PIPE
 root=$1
 entries=''
-while read -r verb sid mark; do
+while read -r verb sid mark start; do
   case $verb in
-    add) entries="$entries $sid:$mark" ;;
+    add) entries="$entries $sid:$mark:$start" ;;
     forget) kept=''; for e in $entries; do [ "\${e%%:*}" = "$sid" ] || kept="$kept $e"; done; entries=$kept ;;
   esac
 done
 [ -n "$root" ] && [ -e "$root/cgroup.kill" ] && echo 1 > "$root/cgroup.kill" 2>/dev/null
 sids=''; patterns=''
-for e in $entries; do sids="$sids \${e%%:*}"; patterns="$patterns -e ${PROCESS_TREE_VARIABLE}=\${e#*:}"; done
+for e in $entries; do
+  sid=\${e%%:*}; rest=\${e#*:}; mark=\${rest%%:*}; start=\${rest#*:}
+  patterns="$patterns -e ${PROCESS_TREE_VARIABLE}=$mark"
+  if { read -r stat < "/proc/$sid/stat"; } 2>/dev/null; then
+    set -- \${stat##*) }
+    [ "\${20}" = "$start" ] || continue
+  fi
+  sids="$sids $sid"
+done
 sweep() {
   [ -n "$entries" ] || return 0
   for dir in /proc/[0-9]*; do
@@ -185,6 +195,16 @@ async function killCgroup(dir: string): Promise<void> {
   await rmdir(dir).catch(() => undefined);
 }
 
+/** A process's start time (field 22 of /proc/PID/stat), which tells it from a later process of that pid. */
+function startTime(pid: number): string {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? '0';
+  } catch {
+    return '0';
+  }
+}
+
 /** A new terminal's containment. */
 export function openContainment(): TerminalContainment {
   const sup = getSupervisor();
@@ -205,7 +225,7 @@ export function openContainment(): TerminalContainment {
     wrap: (argv) => (cgroup ? ['/bin/sh', '-c', ENTER_CGROUP, cgroup, ...argv] : argv),
     started(shellPid, treeMark) {
       pid = shellPid;
-      tell(`add ${shellPid} ${treeMark}`);
+      tell(`add ${shellPid} ${treeMark} ${startTime(shellPid)}`);
     },
     async end() {
       if (ended) return;
