@@ -488,13 +488,14 @@ export class View {
   }
 
   /**
-   * The client asked for a fresh snapshot (it saw a gap). While the socket still holds unsent frames the
-   * snapshot waits until it has taken them, and requests meanwhile are one; a view that keeps asking
-   * while it does not read is closed: no request costs more than one snapshot in memory.
+   * The client asked for a fresh snapshot (it saw a gap). While the socket still holds frames it could not
+   * write (its peer does not read), the snapshot waits until they are written, and requests meanwhile are
+   * one; a view that keeps asking while it does not read is closed: no request costs more than one
+   * snapshot in memory.
    */
   requestResync(): void {
     if (this.currentPhase === 'behind') return; // one is coming once the socket drains
-    if (this.outstandingSends > 0 || this.currentPhase === 'snapshotting') {
+    if (this.ws.bufferedAmount > 0 || this.currentPhase === 'snapshotting') {
       this.resyncWaiting += 1;
       if (this.resyncWaiting > MAX_UNREAD_RESYNCS) this.close(CloseCode.protocolError, 'protocol', CLOSE_REASONS.resyncFlood);
       return;
