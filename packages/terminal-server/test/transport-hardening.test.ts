@@ -30,7 +30,7 @@ function refuse(text: string): string {
 }
 
 /** The fastest of a few runs (the least disturbed by other work on the machine), in nanoseconds. */
-function fastest(text: string, runs = 5): number {
+function fastest(text: string, runs = 9): number {
   let best = Number.POSITIVE_INFINITY;
   for (let i = 0; i < runs; i++) {
     const start = process.hrtime.bigint();
