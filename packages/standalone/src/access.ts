@@ -8,6 +8,7 @@
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import { parseHostHeader } from '@shared-terminal/server';
 
 export const TOKEN_ENV = 'SHARED_TERMINAL_TOKEN';
 const TOKEN_PATTERN = /^[A-Za-z0-9._~-]{16,256}$/;
@@ -39,12 +40,12 @@ function equalSecret(a: string, b: string): boolean {
   return left.length === right.length && timingSafeEqual(left, right);
 }
 
-/** The host name of a Host header, lower case, without port (IPv6 keeps its brackets). */
-export function hostName(host: string): string {
-  const lower = host.toLowerCase();
-  if (lower.startsWith('[')) return lower.slice(0, lower.indexOf(']') + 1);
-  const colon = lower.indexOf(':');
-  return colon === -1 ? lower : lower.slice(0, colon);
+/** The host name of a Host header, lower case, without port (IPv6 keeps its brackets); undefined when the
+ *  header is not exactly a host and an optional port (`[::1]x:80`, `127.0.0.1:80@evil.example`). */
+export function hostName(host: string): string | undefined {
+  const parsed = parseHostHeader(host);
+  if (!parsed) return undefined;
+  return parsed.ipv6 ? `[${parsed.name}]` : parsed.name;
 }
 
 export type Credential = 'bearer' | 'cookie';
@@ -93,7 +94,8 @@ export class AccessGuard {
 
   hostAllowed(req: IncomingMessage): boolean {
     const host = req.headers.host;
-    return typeof host === 'string' && this.hosts.has(hostName(host));
+    const name = typeof host === 'string' ? hostName(host) : undefined;
+    return name !== undefined && this.hosts.has(name);
   }
 
   /** Whether the request comes from a page of our own origin, or from no page at all. */
@@ -130,7 +132,7 @@ export class AccessGuard {
       ok: false,
       status: 403,
       code: 'forbidden-host',
-      message: `Host ${JSON.stringify(req.headers.host ?? '')} is not accepted: use http://127.0.0.1 or localhost, or start with --allow-host NAME`,
+      message: `Host ${JSON.stringify((req.headers.host ?? '').slice(0, 64))} is not accepted: use http://127.0.0.1 or localhost, or start with --allow-host NAME`,
     };
   }
 

@@ -11,10 +11,10 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { TOOL_NAMES, isToolName, runTool, type OwnerTerminal, type TerminalHub } from '@shared-terminal/server';
+import { TOOL_NAMES, TokenLimitError, isToolName, runTool, type OwnerTerminal, type TerminalHub } from '@shared-terminal/server';
 import { AGENT_ID_PATTERN } from './command-line.ts';
 import type { AgentEvent, AgentEventRelay } from './agent-events.ts';
-import { COMMON_HEADERS, HttpError, readJsonBody, sendError, sendJson } from './http-io.ts';
+import { COMMON_HEADERS, HttpError, clip, readJsonBody, sendError, sendJson } from './http-io.ts';
 import { describeToolFailure } from './tool-errors.ts';
 
 /** How the page's `<shared-terminal>` attaches: the engine's WebSocket transport, mounted by the server. */
@@ -72,7 +72,7 @@ function listAgents(hub: TerminalHub): AgentSummary[] {
 
 function checkAgentId(id: string): string {
   if (!AGENT_ID_PATTERN.test(id)) {
-    throw new HttpError(400, 'invalid-agent-id', `agent ids match [A-Za-z0-9_-]{1,64}; got ${JSON.stringify(id)}`);
+    throw new HttpError(400, 'invalid-agent-id', `agent ids match [A-Za-z0-9_-]{1,64}; got ${JSON.stringify(clip(id))}`);
   }
   return id;
 }
@@ -113,7 +113,7 @@ async function createAgent(req: IncomingMessage, res: ServerResponse, ctx: ApiCo
 
 async function runToolRoute(req: IncomingMessage, res: ServerResponse, ctx: ApiContext, id: string, tool: string): Promise<void> {
   if (!isToolName(tool)) {
-    throw new HttpError(404, 'unknown-tool', `no tool ${JSON.stringify(tool)}; the tools are ${TOOL_NAMES.join(', ')}`);
+    throw new HttpError(404, 'unknown-tool', `no tool ${JSON.stringify(clip(tool))}; the tools are ${TOOL_NAMES.join(', ')}`);
   }
   if (req.method !== 'POST') methodNotAllowed('POST');
   const args = await readJsonBody(req, ctx.bodyLimit);
@@ -174,7 +174,7 @@ export async function handleApi(req: IncomingMessage, res: ServerResponse, ctx: 
     const parts = path.split('/').slice(2).map((part) => decodeURIComponent(part));
     // parts: ['agents', id?, sub?, tool?]
     if (parts[0] !== 'agents' || parts.length > 4) {
-      throw new HttpError(404, 'not-found', `no API route ${path}; see GET /api/agents and POST /api/agents/{id}/tools/{tool}`);
+      throw new HttpError(404, 'not-found', `no API route ${clip(path)}; see GET /api/agents and POST /api/agents/{id}/tools/{tool}`);
     }
     const [, rawId, sub, tool] = parts;
     if (rawId === undefined || rawId === '') {
@@ -202,11 +202,11 @@ export async function handleApi(req: IncomingMessage, res: ServerResponse, ctx: 
       return streamEvents(req, res, ctx, id);
     }
     if (sub === 'terminal-token' && tool === undefined) return await issueTerminalToken(req, res, ctx, id);
-    throw new HttpError(404, 'not-found', `no API route ${path}`);
+    throw new HttpError(404, 'not-found', `no API route ${clip(path)}`);
   } catch (error) {
     if (error instanceof HttpError) return sendError(res, error.status, error.code, error.message, error.headers);
     if (error instanceof URIError) return sendError(res, 400, 'invalid-path', 'the path is not valid percent-encoding');
     const failure = describeToolFailure(error);
-    sendError(res, failure.status, failure.code, failure.message);
+    sendError(res, failure.status, failure.code, failure.message, error instanceof TokenLimitError ? { 'Retry-After': String(Math.ceil(error.retryAfterMs / 1000)) } : {});
   }
 }

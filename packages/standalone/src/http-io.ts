@@ -12,6 +12,11 @@ export const COMMON_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   'Referrer-Policy': 'no-referrer',
 });
 
+/** Client data as an error text quotes it: at most `max` characters (the rest is cut, never echoed). */
+export function clip(text: string, max = 64): string {
+  return text.length > max ? `${text.slice(0, max)}…` : text;
+}
+
 export class HttpError extends Error {
   readonly status: number;
   readonly code: string;

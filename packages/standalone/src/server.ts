@@ -10,7 +10,7 @@ import { AccessGuard } from './access.ts';
 import { AgentEventRelay } from './agent-events.ts';
 import { AGENT_ID_PATTERN } from './command-line.ts';
 import { handleApi, summarize, TERMINAL_SOCKET_PATH, type BrowserAttach } from './api.ts';
-import { COMMON_HEADERS, sendError } from './http-io.ts';
+import { COMMON_HEADERS, clip, sendError } from './http-io.ts';
 import { MCP_ENDPOINT_PATTERN, McpHttpEndpoint } from './mcp-http.ts';
 import { agentPage, CONTENT_SECURITY_POLICY, homePage, messagePage } from './pages.ts';
 import { findElementBundle, PAGE_ASSETS_DIR, serveFile, type ElementBundle } from './static-files.ts';
@@ -61,6 +61,24 @@ function urlHost(host: string): string {
   return host.includes(':') ? `[${host}]` : host;
 }
 
+/** The request's URL, or undefined when its target is not one (an absolute form with a bad port...). */
+function requestUrl(req: IncomingMessage): URL | undefined {
+  try {
+    return new URL(req.url ?? '/', 'http://request.invalid');
+  } catch {
+    return undefined;
+  }
+}
+
+/** A percent-decoded path part, or undefined when it is not valid percent-encoding (`%ZZ`). */
+function decodePart(part: string): string | undefined {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return undefined;
+  }
+}
+
 function sendPage(res: ServerResponse, status: number, html: string, headers: Record<string, string> = {}): void {
   res.writeHead(status, {
     ...COMMON_HEADERS,
@@ -107,7 +125,8 @@ export async function startStandaloneServer(options: StandaloneOptions): Promise
   });
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const url = new URL(req.url ?? '/', 'http://request.invalid');
+    const url = requestUrl(req);
+    if (!url) return sendError(res, 400, 'invalid-path', 'the request target is not a path: request a path such as /agents/NAME');
     const path = url.pathname;
     const mcpMatch = MCP_ENDPOINT_PATTERN.exec(path);
     // Machine routes answer in JSON and never trade a ?token= for a cookie.
@@ -154,7 +173,8 @@ export async function startStandaloneServer(options: StandaloneOptions): Promise
     }
     const agentMatch = /^\/agents\/([^/]+)$/.exec(path);
     if (agentMatch) {
-      const id = decodeURIComponent(agentMatch[1]!);
+      const id = decodePart(agentMatch[1]!);
+      if (id === undefined) return refuse(400, 'invalid-path', 'The address is not valid percent-encoding: agent ids match [A-Za-z0-9_-]{1,64}.');
       if (!AGENT_ID_PATTERN.test(id)) return refuse(404, 'invalid-agent-id', 'Agent ids match [A-Za-z0-9_-]{1,64}.');
       return sendPage(res, 200, agentPage(id, elementBundle?.entry));
     }
@@ -163,7 +183,7 @@ export async function startStandaloneServer(options: StandaloneOptions): Promise
       const dir = assetMatch[1] ? elementBundle?.dir : PAGE_ASSETS_DIR;
       if (dir && serveFile(res, dir, assetMatch[2]!)) return;
     }
-    return refuse(404, 'not-found', `Nothing at ${path}. The agent list is at /.`);
+    return refuse(404, 'not-found', `Nothing at ${clip(path)}. The agent list is at /.`);
   };
 
   const server = createServer((req, res) => {
@@ -176,7 +196,7 @@ export async function startStandaloneServer(options: StandaloneOptions): Promise
     socket.on('error', () => socket.destroy());
     const decision = guard.check(req);
     if (!decision.ok) return refuseUpgrade(socket, decision.status, decision.code, decision.message);
-    const path = new URL(req.url ?? '/', 'http://request.invalid').pathname;
+    const path = requestUrl(req)?.pathname;
     if (path !== TERMINAL_SOCKET_PATH) return refuseUpgrade(socket, 404, 'not-found', `WebSockets attach at ${TERMINAL_SOCKET_PATH}`);
     if (!attach) return refuseUpgrade(socket, 503, 'transport-unavailable', 'this build has no browser transport');
     attach.handleUpgrade(req, socket, head);

@@ -24,6 +24,7 @@ const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   cancelled: 409,
   // too much at once: wait and retry later
   'queue-full': 429,
+  'too-many-tokens': 429,
   capacity: 503,
   // the terminal is gone
   disposed: 410,

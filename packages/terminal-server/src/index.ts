@@ -5,6 +5,7 @@ export * from './config.ts';
 export * from './errors.ts';
 export * from './pty/contract.ts';
 export { createNodePtyProvider } from './pty/node-pty-provider.ts';
+export { containmentMode, type ContainmentMode } from './pty/containment.ts';
 export { PROCESS_TREE_VARIABLE, newProcessTreeMark, markedProcesses, endProcessTree } from './pty/process-tree.ts';
 export { readProcStat, descendantPids, sessionProcesses } from './pty/procfs.ts';
 export { LinuxInspector } from './pty/linux-inspector.ts';

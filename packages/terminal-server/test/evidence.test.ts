@@ -51,6 +51,7 @@ const rows: Array<[string, Observation, Expect]> = [
   ['no mark, bash idle, quiet 50 ms: not yet', observe(lineEditor, { quietMs: 50 }), 'undecided'],
   ['no mark (exec bash), bash idle, quiet 150 ms', observe(lineEditor, { quietMs: 150 }), 'prompt/kernel'],
   ['read -e: a command line started, no prompt since', observe({ ...lineEditor, inputStack: undefined }, {}, { commandRunning: true }), 'input'],
+  ['a command line started, no depth known, quiet 30 ms: its prompt marks may still be on the way', observe({ ...lineEditor, inputStack: undefined }, { quietMs: 30, sinceWriteMs: 60 }, { commandRunning: true }), 'undecided'],
   ['read -e: deeper than the prompt', observe({ ...lineEditor, inputStack: '0x7ffc9293ea30' }, {}, { promptStack: PROMPT_STACK }), 'input'],
   ['a quote continuation (PS2) waits deeper too', observe({ ...lineEditor, inputStack: '0x7ffc9293de80' }, {}, { promptStack: PROMPT_STACK }), 'input'],
   ['no mark, bash idle, but nothing submitted: a person is still typing', observe(lineEditor, { quietMs: 5000 }, { lineSubmitted: false }), 'undecided'],

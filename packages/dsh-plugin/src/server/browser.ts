@@ -9,7 +9,7 @@
  *   token, the protocol and everything after.
  */
 import type { Duplex } from 'node:stream';
-import { createTerminalTransport } from '@shared-terminal/server';
+import { TokenLimitError, createTerminalTransport } from '@shared-terminal/server';
 import type { DshContext, RpcResult } from './dsh-api.ts';
 import { checkUpgradeRequest, trustedHostsOf } from './fence.ts';
 import type { AgentTerminals } from './terminals.ts';
@@ -75,7 +75,14 @@ export function mountBrowserAccess(ctx: DshContext, terminals: AgentTerminals): 
       } catch (error) {
         return { ok: false, error: { code: 'session-not-found', message: error instanceof Error ? error.message : String(error), details: { sessionId: request.sessionId } } };
       }
-      const ticket = transport.issueToken(owner, { readonly: request.readonly });
+      let ticket;
+      try {
+        ticket = transport.issueToken(owner, { readonly: request.readonly });
+      } catch (error) {
+        // A page (or a script) that requests tokens faster than it connects: say when to retry.
+        if (error instanceof TokenLimitError) return { ok: false, error: { code: error.code, message: error.message, details: { retryAfterMs: error.retryAfterMs } } };
+        throw error;
+      }
       return { ok: true, value: { path: SOCKET_PATH, token: ticket.token, expiresInMs: ticket.expiresInMs } };
     },
     { authority: 'trusted-host' },

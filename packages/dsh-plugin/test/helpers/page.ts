@@ -63,7 +63,13 @@ export async function startConversation(page: Page, prompt: string, options: { n
 /** Open the panel and wait until this view is the Controller and connected. */
 export async function openTerminal(page: Page): Promise<void> {
   await dock(page).getByRole('button', { name: 'Open terminal' }).click();
-  await waitFor(async () => /^Controller\b.*\bconnected\b/.test(await statusText(page).catch(() => '')), 'the panel to connect as Controller', 20_000);
+  let last = '';
+  try {
+    await waitFor(async () => /^Controller\b.*\bconnected\b/.test((last = await statusText(page).catch(() => ''))), 'the panel to connect as Controller', 20_000);
+  } catch (error) {
+    // Say what the panel showed instead (read only? still connecting? no element?), so a failure names its cause.
+    throw new Error(`${(error as Error).message}; the status line read ${JSON.stringify(last)}`);
+  }
 }
 
 /** Type into the terminal as a person would (the first key asks for the input lease). */

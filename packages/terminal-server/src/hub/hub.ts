@@ -68,7 +68,10 @@ export class TerminalHub extends EventEmitter<HubEvents> {
       beforeSpawn: () => {
         // This owner's own (exited or starting) record does not count against it.
         const others = [...this.owners.values()].filter((o) => o !== owner && o.live).length;
-        if (others >= this.config.maxSessions) throw new TerminalError('capacity', CAPACITY_MESSAGE);
+        if (others >= this.config.maxSessions) {
+          this.forgetUnstarted(ownerId, owner);
+          throw new TerminalError('capacity', CAPACITY_MESSAGE);
+        }
       },
       ...(this.options.baseEnv ? { baseEnv: this.options.baseEnv } : {}),
       ...(this.options.clock ? { clock: this.options.clock } : {}),
@@ -78,6 +81,18 @@ export class TerminalHub extends EventEmitter<HubEvents> {
     this.owners.set(ownerId, owner);
     this.emit('created', owner);
     return owner;
+  }
+
+  /**
+   * An owner refused for capacity that never had a shell leaves no record behind (a client calling with
+   * ever new ids at capacity must not grow the list). Done once the refusal is delivered, and only if
+   * nothing started it meanwhile.
+   */
+  private forgetUnstarted(ownerId: string, owner: OwnerTerminal): void {
+    setImmediate(() => {
+      if (this.owners.get(ownerId) !== owner || owner.generation !== undefined || owner.live) return;
+      this.dispose(ownerId).catch(() => undefined);
+    });
   }
 
   async dispose(ownerId: string): Promise<void> {

@@ -152,7 +152,9 @@ function objectArgs(tool: ToolName, args: unknown, allowed: string[]): Record<st
   const record = args as Record<string, unknown>;
   for (const key of Object.keys(record)) {
     if (!allowed.includes(key)) {
-      throw new ToolArgsError(`${tool}: unknown argument "${key}"; allowed: ${allowed.length ? allowed.join(', ') : 'none'}`);
+      // The name is client data: quoted up to 32 characters, never whole.
+      const name = key.length > 32 ? `${key.slice(0, 32)}…` : key;
+      throw new ToolArgsError(`${tool}: unknown argument ${JSON.stringify(name)}; allowed: ${allowed.length ? allowed.join(', ') : 'none'}`);
     }
   }
   return record;

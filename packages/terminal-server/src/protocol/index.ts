@@ -261,8 +261,14 @@ export function utf8ByteLength(text: string): number {
   return bytes;
 }
 
+/** A client's field name as error texts quote it: at most 32 characters (the rest is client data that
+ *  no error text echoes). */
+function quoteName(name: string): string {
+  return JSON.stringify(name.length > 32 ? `${name.slice(0, 32)}…` : name);
+}
+
 function exactKeys(record: Record<string, unknown>, keys: string[]): string | undefined {
-  for (const key of Object.keys(record)) if (!keys.includes(key)) return `unknown field "${key}"`;
+  for (const key of Object.keys(record)) if (!keys.includes(key)) return `unknown field ${quoteName(key)}`;
   for (const key of keys) if (!(key in record)) return `missing field "${key}"`;
   return undefined;
 }

@@ -18,6 +18,7 @@ import { signalFront } from './signal-front.ts';
 import { descendantPids, inspectDarwinForeground, readProcStatSync, sessionProcesses } from './procfs.ts';
 import { LinuxInspector } from './linux-inspector.ts';
 import { endProcessTree, newProcessTreeMark, PROCESS_TREE_VARIABLE } from './process-tree.ts';
+import { openContainment, type TerminalContainment } from './containment.ts';
 
 class NodePtyHandle implements PtyHandle {
   readonly pid: number;
@@ -28,11 +29,13 @@ class NodePtyHandle implements PtyHandle {
   private readonly ptsPath: string;
   private readonly graceMs: number;
   private readonly treeMark: string;
+  private readonly containment: TerminalContainment;
   private exited = false;
   private inspector: LinuxInspector | undefined;
 
-  constructor(pty: nodePty.IPty, graceMs: number, treeMark: string) {
+  constructor(pty: nodePty.IPty, graceMs: number, treeMark: string, containment: TerminalContainment) {
     this.pty = pty;
+    this.containment = containment;
     this.pid = pty.pid;
     this.graceMs = graceMs;
     this.treeMark = treeMark;
@@ -104,6 +107,8 @@ class NodePtyHandle implements PtyHandle {
       for (const stat of await sessionProcesses(this.pid)) pids.add(stat.pid);
     }
     await endProcessTree(pids, this.treeMark, this.graceMs);
+    // What escaped both the session and the mark (`setsid env -i cmd &`) is still in the cgroup.
+    await this.containment.end();
     try {
       this.pty.kill('SIGKILL');
     } catch {
@@ -128,14 +133,17 @@ export function createNodePtyProvider(): PtyProvider {
       const [file, ...args] = spec.argv;
       if (!file) throw new Error('spawn needs an executable in argv[0]');
       const treeMark = newProcessTreeMark();
-      const pty = nodePty.spawn(file, args, {
+      const containment = openContainment();
+      const [wrappedFile, ...wrappedArgs] = containment.wrap([file, ...args]);
+      const pty = nodePty.spawn(wrappedFile!, wrappedArgs, {
         name: spec.term ?? spec.env['TERM'] ?? 'xterm-256color',
         cols: spec.cols,
         rows: spec.rows,
         cwd: spec.cwd,
         env: { ...spec.env, [PROCESS_TREE_VARIABLE]: treeMark },
       });
-      return new NodePtyHandle(pty, spec.graceMs, treeMark);
+      containment.started(pty.pid, treeMark);
+      return new NodePtyHandle(pty, spec.graceMs, treeMark, containment);
     },
   };
 }

@@ -152,7 +152,12 @@ function judgeShell(o: Observation, front: ForegroundInfo): Verdict {
     if (front.inputStack !== stack) return { kind: 'input', wait };
     return unmarkedPrompt(o);
   }
-  if (o.marks.commandRunning) return { kind: 'input', wait };
+  if (o.marks.commandRunning) {
+    // Without the depth, the line editor after a started command line is `read -e`, or the prompt whose
+    // marks are still on their way from the terminal: let them arrive first.
+    if (o.quietMs < UNMARKED_PROMPT_QUIET_MS) return undecided(UNMARKED_PROMPT_QUIET_MS - o.quietMs);
+    return { kind: 'input', wait };
+  }
   return unmarkedPrompt(o);
 }
 

@@ -77,6 +77,14 @@ const PROMPT_SETTLE_MS = 2;
 /** Between a verdict and the look that confirms it: the program's own prompt text arrives and is parsed. */
 const CONFIRM_SETTLE_MS = 4;
 const QUIET_CHECK_MS = 8;
+/** Looks for the first prompt's line-editor depth: bash reaches its editor within a few of them. */
+const LEARN_STACK_ATTEMPTS = 20;
+const LEARN_STACK_RETRY_MS = 10;
+
+/** bash itself asleep in its line editor (a poll without timeout). */
+function isLineEditor(info: ForegroundInfo, shellPid: number): boolean {
+  return info.inputWaiting && (info.inputProcessId ?? shellPid) === shellPid && info.processGroupId === shellPid && info.inputCall === 'poll' && info.inputTimed !== true;
+}
 /** Quiet time after which the screen moves old history rows into its compact archive. */
 const COMPACT_IDLE_MS = 1500;
 const COMPACT_STEP_ROWS = 500;
@@ -335,8 +343,10 @@ export class TerminalGeneration extends EventEmitter<GenerationEvents> {
       }
       // Published once the first prompt is drawn, so the first operation starts right after it.
       if (this.bootWaiter && sawPrompt) {
-        this.bootWaiter.resolve();
+        // The first operation starts once the line editor's depth is known too (a few ms).
+        const waiter = this.bootWaiter;
         this.bootWaiter = undefined;
+        void this.learnPromptStack().finally(() => waiter.resolve());
       }
       if (text.length > 0) {
         this.lastOutputAt = performance.now();
@@ -411,11 +421,27 @@ export class TerminalGeneration extends EventEmitter<GenerationEvents> {
     return true;
   }
 
+  /**
+   * At the first prompt, the depth at which bash's line editor waits: without it, the first command's
+   * line editor would be told from `read -e` only by marks, whose output may still be on its way.
+   */
+  private async learnPromptStack(): Promise<void> {
+    if (this.handle.inputWaitDetection !== true) return;
+    for (let attempt = 0; attempt < LEARN_STACK_ATTEMPTS && this.promptStack === undefined && !this.disposed; attempt++) {
+      const info = await this.handle.inspectForeground({ terminalFlags: false }).catch(() => undefined);
+      this.noteImage(info);
+      if (this.lastWriteAt > 0) return; // input arrived: the line editor may be elsewhere now
+      if (info?.inputStack !== undefined && isLineEditor(info, this.pid)) {
+        this.promptStack = info.inputStack;
+        return;
+      }
+      await new Promise((resolve) => setTimeout(resolve, LEARN_STACK_RETRY_MS));
+    }
+  }
+
   /** Called with everything read so far parsed (the cursor is where the prompt left it). */
   private reportPrompt(observer: GenerationObserver, dispatch: number, evidence: 'marker' | 'kernel', info: ForegroundInfo | undefined): void {
-    if (info?.inputStack !== undefined && (info.inputProcessId ?? this.pid) === this.pid && info.inputCall === 'poll' && info.inputTimed !== true) {
-      this.promptStack = info.inputStack;
-    }
+    if (info?.inputStack !== undefined && isLineEditor(info, this.pid)) this.promptStack = info.inputStack;
     this.lineSubmitted = false;
     const status = this.lastStatus;
     let start = this.promptStart;

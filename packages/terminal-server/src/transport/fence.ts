@@ -4,7 +4,9 @@
  *   Sec-WebSocket-Protocol; a URL ends up in logs and history).
  * - Host: a loopback name or address (127.0.0.0/8, ::1, localhost) or an allowed host, so that a DNS
  *   rebinding page on another name cannot reach the terminal.
- * - Origin: present, http(s), and equal to the Host (same origin) or allowed explicitly.
+ * - Origin: present, http(s), and equal to the request's own origin (its scheme, http or https as the
+ *   socket is plain or TLS, and its Host) or allowed explicitly. A host behind a TLS proxy lists its
+ *   https origin in allowedOrigins.
  * - Subprotocols: `shared-terminal.v1`, one `token.<43>`, at most one `resume.<43>`, at most one
  *   `mode.readonly`, nothing else.
  * A refusal is a plain HTTP 403 whose body says what to do; the socket is then closed.
@@ -36,16 +38,26 @@ const loopback = new BlockList();
 loopback.addSubnet('127.0.0.0', 8, 'ipv4');
 loopback.addAddress('::1', 'ipv6');
 
-/** Split a Host header into its host name (brackets removed, lower case). */
-export function hostName(host: string): string {
-  const lower = host.trim().toLowerCase();
-  if (lower.startsWith('[')) {
-    const end = lower.indexOf(']');
-    return end > 0 ? lower.slice(1, end) : lower;
-  }
-  const colon = lower.indexOf(':');
-  if (colon >= 0 && lower.indexOf(':', colon + 1) < 0) return lower.slice(0, colon);
-  return lower;
+/** A Host header read whole: a DNS name, an IPv4 address or a bracketed IPv6 address, then an optional
+ *  port, and nothing else (`[::1]x:80` or `127.0.0.1:80@evil.example` are not a loopback host with a
+ *  suffix: they are no host at all). */
+const HOST_HEADER = /^(?:\[([0-9a-f:.]+)\]|([a-z0-9](?:[a-z0-9.-]*[a-z0-9])?))(?::([0-9]{1,5}))?$/;
+
+export interface HostHeader {
+  /** Lower case; an IPv6 address without its brackets. */
+  name: string;
+  /** The port as written, or undefined when the header names none. */
+  port: string | undefined;
+  /** Whether the name was a bracketed IPv6 address. */
+  ipv6: boolean;
+}
+
+/** Parse a Host header exactly, or undefined when it is not one. */
+export function parseHostHeader(value: string): HostHeader | undefined {
+  const match = HOST_HEADER.exec(value.trim().toLowerCase());
+  if (!match || (match[3] !== undefined && Number(match[3]) > 65535)) return undefined;
+  if (match[1] !== undefined && isIP(match[1]) !== 6) return undefined;
+  return { name: match[1] ?? match[2]!, port: match[3], ipv6: match[1] !== undefined };
 }
 
 export function isLoopbackHost(name: string): boolean {
@@ -91,7 +103,9 @@ export function checkUpgrade(req: IncomingMessage, options: FenceOptions): Fence
   const host = single(req.headers.host);
   if (!host) return { ok: false, reason: 'missing Host header' };
   const hostLower = host.trim().toLowerCase();
-  const name = hostName(hostLower);
+  const parsed = parseHostHeader(hostLower);
+  if (!parsed) return { ok: false, reason: `host ${JSON.stringify(host.slice(0, 64))} is not a host name with an optional port` };
+  const name = parsed.name;
   if (!isLoopbackHost(name) && !options.allowedHosts.has(hostLower) && !options.allowedHosts.has(name)) {
     return {
       ok: false,
@@ -103,7 +117,9 @@ export function checkUpgrade(req: IncomingMessage, options: FenceOptions): Fence
   if (!originHeader) return { ok: false, reason: 'missing Origin header: connect from the page that hosts the terminal' };
   const origin = normalizeOrigin(originHeader.trim());
   if (!origin) return { ok: false, reason: 'the Origin header is not an http(s) origin' };
-  const sameOrigin = new URL(origin).host === hostLower;
+  // Same origin: the scheme this request came in on and the Host, both compared whole.
+  const scheme = (req.socket as { encrypted?: boolean } | undefined)?.encrypted === true ? 'https' : 'http';
+  const sameOrigin = origin === normalizeOrigin(`${scheme}://${hostLower}`);
   if (!sameOrigin && !options.allowedOrigins.has(origin)) {
     return {
       ok: false,

@@ -32,6 +32,7 @@ export const CLOSE_REASONS = {
   readonly: 'read-only view: only ack, resync and ping are allowed; reconnect as controller to type',
   binary: 'binary frames are not accepted: send JSON text frames',
   early: 'too many frames before the snapshot: wait for the snapshot before sending',
+  resyncFlood: 'resync asked for faster than snapshots are read: read the socket, ask once per gap',
   reset: 'the terminal was reset: reconnect to see the new shell',
   disposed: 'the terminal is gone: do not reconnect',
   heartbeat: 'no answer to heartbeats: reconnect',
@@ -40,11 +41,20 @@ export const CLOSE_REASONS = {
   attachFailed: (detail: string) => `the terminal could not start: ${detail}`,
 } as const;
 
-/** Close reasons are limited to 123 UTF-8 bytes. */
+/** Close reasons are limited to 123 UTF-8 bytes: whole characters up to that, in one pass over at most
+ *  123 of them (the text may hold client data, so its length must not cost more). */
 export function closeReason(text: string): string {
-  let out = text;
-  while (Buffer.byteLength(out) > 123) out = out.slice(0, -1);
-  return out;
+  let bytes = 0;
+  let end = 0;
+  while (end < text.length) {
+    const c = text.charCodeAt(end);
+    const pair = c >= 0xd800 && c <= 0xdbff && end + 1 < text.length;
+    const size = c < 0x80 ? 1 : c < 0x800 ? 2 : pair ? 4 : 3;
+    if (bytes + size > 123) break;
+    bytes += size;
+    end += pair ? 2 : 1;
+  }
+  return end === text.length ? text : text.slice(0, end);
 }
 
 /** Map an error from the owner to the notice a person sees. */

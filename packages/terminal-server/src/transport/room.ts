@@ -42,6 +42,17 @@ export interface RoomContext {
 
 interface Seat {
   proofDigest: string;
+  /**
+   * The proof that claimed the seat last, still valid while its successor may not have reached the page:
+   * the new proof travels in the role frame, after the snapshot, and a connection that drops before it
+   * arrives leaves the page with this one. It stops being valid once the page shows it has the new one
+   * (it acks output sent after the role frame, or resumes with it).
+   */
+  previousDigest: string | undefined;
+  /** The sequence of the snapshot the role frame followed: an ack past it proves the role arrived. */
+  roleSequence: number;
+  /** The page showed it holds the current proof (see confirmProof). */
+  proofConfirmed: boolean;
   view: View | undefined;
   lease: HumanSession | undefined;
   graceTimer: unknown;
@@ -148,10 +159,25 @@ export class OwnerRoom implements ViewHost {
     if (options.readonly) return readonly('readonly-requested');
     const seat = this.seat;
     let reason: RoleReason;
+    const presented = options.resume !== undefined ? digestOf(options.resume) : undefined;
     if (!seat) {
-      this.seat = { proofDigest: '', view, lease: undefined, graceTimer: undefined, chain: Promise.resolve() };
+      this.seat = {
+        proofDigest: '',
+        previousDigest: undefined,
+        roleSequence: 0,
+        proofConfirmed: false,
+        view,
+        lease: undefined,
+        graceTimer: undefined,
+        chain: Promise.resolve(),
+      };
       reason = 'granted';
-    } else if (options.resume !== undefined && sameDigest(digestOf(options.resume), seat.proofDigest)) {
+    } else if (
+      presented !== undefined &&
+      (sameDigest(presented, seat.proofDigest) || (seat.previousDigest !== undefined && sameDigest(presented, seat.previousDigest)))
+    ) {
+      // What the page holds stays valid until it shows it got the proof this claim sends.
+      seat.previousDigest = presented;
       const previous = seat.view;
       seat.view = view;
       this.clearGrace(seat);
@@ -163,6 +189,8 @@ export class OwnerRoom implements ViewHost {
     }
     const proof = newSecret();
     this.seat!.proofDigest = digestOf(proof);
+    this.seat!.roleSequence = view.sentSequence;
+    this.seat!.proofConfirmed = false;
     view.sendRole({ v: PROTOCOL_VERSION, type: 'role', generation: view.generation ?? 0, role: 'controller', reason, resume: proof, maxInputBytes });
     const lease = this.seat!.lease;
     if (lease && !lease.closed) view.sendEssential(this.leaseFrame(view, lease, 'granted'));
@@ -210,7 +238,10 @@ export class OwnerRoom implements ViewHost {
         view.requestResync();
         return;
       case 'ack':
-        if (frame.generation === view.generation) view.ack(frame.sequence);
+        if (frame.generation === view.generation) {
+          view.ack(frame.sequence);
+          this.confirmProof(view, frame.sequence);
+        }
         else view.sendNotice('stale-generation', NOTICES.stale(frame.generation, view.generation ?? 0));
         return;
       default:
@@ -232,6 +263,15 @@ export class OwnerRoom implements ViewHost {
     seat.chain = seat.chain.then(() => this.human(seat, frame)).catch(() => undefined);
   }
 
+  /** Output sent after the role frame is acked: the page has the new proof, the one before it ends. */
+  private confirmProof(view: View, sequence: number): void {
+    const seat = this.seat;
+    if (seat && seat.view === view && !seat.proofConfirmed && sequence > seat.roleSequence && sequence <= view.sentSequence) {
+      seat.previousDigest = undefined;
+      seat.proofConfirmed = true;
+    }
+  }
+
   closed(view: View, kind: CloseKind): void {
     this.views.delete(view);
     const seat = this.seat;
@@ -242,8 +282,13 @@ export class OwnerRoom implements ViewHost {
     // A controller page that was closed or reloaded on purpose, holding no input, frees the seat at once:
     // the reloaded page (which has no proof: it lives in memory only) becomes controller again instead
     // of waiting out the grace. A held lease keeps the grace, so a reload never interrupts a program.
-    const leftIdle = kind === 'left' && (!seat.lease || seat.lease.closed);
-    if (graceMs === 0 || leftIdle) {
+    const idle = !seat.lease || seat.lease.closed;
+    const leftIdle = kind === 'left' && idle;
+    // A first claim whose page never showed it got the proof (the socket was aborted while it opened, or
+    // dropped before the role frame arrived): no page can resume it, so holding it through grace would only
+    // make that page read only until grace ends. Free it at once (it holds no input, so nothing is lost).
+    const unreachable = idle && !seat.proofConfirmed && seat.previousDigest === undefined;
+    if (graceMs === 0 || leftIdle || unreachable) {
       this.expireSeat(seat);
       return;
     }

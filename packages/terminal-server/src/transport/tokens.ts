@@ -5,6 +5,7 @@
  */
 import type { OwnerTerminal } from '../hub/owner.ts';
 import type { Clock } from '../queue/clock.ts';
+import { CodedError } from '../errors.ts';
 import { TOKEN_TTL_MS } from '../protocol/index.ts';
 import { digestOf, newSecret } from './secrets.ts';
 
@@ -23,10 +24,24 @@ export type ConsumeResult = { ok: true; grant: TokenGrant } | { ok: false; reaso
 
 /** Outstanding tokens above which issuing fails (a host that mints tokens in a loop must not grow memory). */
 export const MAX_OUTSTANDING_TOKENS = 10_000;
+/** Outstanding tokens of one owner above which issuing for it fails: a page needs one per connection, and
+ *  one agent's client minting in a loop must not use up the store for every other agent's pages. */
+export const MAX_TOKENS_PER_OWNER = 256;
+
+/** Issuing refused because too many tokens are outstanding: retry after `retryAfterMs` (the oldest expire). */
+export class TokenLimitError extends CodedError<'too-many-tokens'> {
+  readonly retryAfterMs: number;
+  constructor(message: string, retryAfterMs: number) {
+    super('TokenLimitError', 'too-many-tokens', message);
+    this.retryAfterMs = retryAfterMs;
+  }
+}
 
 export class TokenStore {
   private readonly clock: Clock;
   private readonly records = new Map<string, TokenRecord>();
+  /** Records per owner (live or kept after expiry), so the per-owner bound costs no scan. */
+  private readonly perOwner = new Map<OwnerTerminal, number>();
   private pruneTimer: unknown;
 
   constructor(clock: Clock) {
@@ -37,15 +52,33 @@ export class TokenStore {
     return this.records.size;
   }
 
+  /** @throws TokenLimitError when the store or this owner's share of it is full. */
   issue(grant: TokenGrant): { token: string; expiresInMs: number } {
-    if (this.records.size >= MAX_OUTSTANDING_TOKENS) this.prune(0);
+    if (this.records.size >= MAX_OUTSTANDING_TOKENS || (this.perOwner.get(grant.owner) ?? 0) >= MAX_TOKENS_PER_OWNER) this.prune(0);
     if (this.records.size >= MAX_OUTSTANDING_TOKENS) {
-      throw new Error(`too many outstanding terminal tokens (${MAX_OUTSTANDING_TOKENS}): issue a token only when a view connects`);
+      throw new TokenLimitError(
+        `too many outstanding terminal tokens (${MAX_OUTSTANDING_TOKENS}): retry in ${TOKEN_TTL_MS / 1000} s, and request a token only when a view connects`,
+        TOKEN_TTL_MS,
+      );
+    }
+    if ((this.perOwner.get(grant.owner) ?? 0) >= MAX_TOKENS_PER_OWNER) {
+      throw new TokenLimitError(
+        `too many outstanding tokens for this terminal (${MAX_TOKENS_PER_OWNER}): retry in ${TOKEN_TTL_MS / 1000} s, and request a token only when a view connects`,
+        TOKEN_TTL_MS,
+      );
     }
     const token = newSecret();
     this.records.set(digestOf(token), { ...grant, expiresAt: this.clock.now() + TOKEN_TTL_MS });
+    this.perOwner.set(grant.owner, (this.perOwner.get(grant.owner) ?? 0) + 1);
     this.schedulePrune();
     return { token, expiresInMs: TOKEN_TTL_MS };
+  }
+
+  private remove(digest: string, record: TokenRecord): void {
+    this.records.delete(digest);
+    const left = (this.perOwner.get(record.owner) ?? 1) - 1;
+    if (left > 0) this.perOwner.set(record.owner, left);
+    else this.perOwner.delete(record.owner);
   }
 
   /** Use a token: it is gone afterwards whatever the outcome. */
@@ -53,7 +86,7 @@ export class TokenStore {
     const digest = digestOf(token);
     const record = this.records.get(digest);
     if (!record) return { ok: false, reason: 'unknown' };
-    this.records.delete(digest);
+    this.remove(digest, record);
     if (this.clock.now() >= record.expiresAt) return { ok: false, reason: 'expired' };
     const { expiresAt: _expiresAt, ...grant } = record;
     return { ok: true, grant };
@@ -61,11 +94,12 @@ export class TokenStore {
 
   /** Drop every token of an owner (disposal; after a reset the epoch check refuses them, with its reason). */
   revokeOwner(owner: OwnerTerminal): void {
-    for (const [digest, record] of this.records) if (record.owner === owner) this.records.delete(digest);
+    for (const [digest, record] of this.records) if (record.owner === owner) this.remove(digest, record);
   }
 
   clear(): void {
     this.records.clear();
+    this.perOwner.clear();
     if (this.pruneTimer !== undefined) this.clock.clearTimeout(this.pruneTimer);
     this.pruneTimer = undefined;
   }
@@ -73,7 +107,7 @@ export class TokenStore {
   /** Expired tokens are kept one more TTL, so that a late connection hears "expired", not "unknown". */
   private prune(keepMs = TOKEN_TTL_MS): void {
     const now = this.clock.now();
-    for (const [digest, record] of this.records) if (now >= record.expiresAt + keepMs) this.records.delete(digest);
+    for (const [digest, record] of this.records) if (now >= record.expiresAt + keepMs) this.remove(digest, record);
   }
 
   private schedulePrune(): void {

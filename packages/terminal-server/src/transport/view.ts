@@ -26,6 +26,7 @@
 import type { WebSocket } from 'ws';
 import { systemClock } from '../queue/clock.ts';
 import {
+  CloseCode,
   FLOW_RESUME_CHARS,
   FLOW_WINDOW_CHARS,
   PROTOCOL_VERSION,
@@ -42,6 +43,9 @@ import { CLOSE_REASONS, NOTICES, closeReason } from './messages.ts';
 export const SEND_QUEUE_BYTES = 1_048_576;
 /** Frames a client may send before its attach finished (they wait for the snapshot). */
 const MAX_EARLY_FRAMES = 32;
+/** Resyncs a view may ask for while its socket has not taken the last snapshot: past this it asks faster
+ *  than it reads, and is closed (each would otherwise queue a whole snapshot). */
+export const MAX_UNREAD_RESYNCS = 16;
 /** Output held for a paced view (its window is full) beyond which it skips ahead to a catch-up snapshot. */
 export const HELD_MAX_CHARS = 65_536;
 /** Quiet time after which a view that caught up without its history gets the full snapshot. */
@@ -111,6 +115,8 @@ export class View {
   private refreshAgain = false;
   private sendLimit = SEND_QUEUE_BYTES;
   private outstandingSends = 0;
+  /** A client resync waits for the socket to take what is queued (see requestResync); how many came. */
+  private resyncWaiting = 0;
   private statusDirty = false;
   // pacing (a view that acks)
   private acking = false;
@@ -170,6 +176,11 @@ export class View {
 
   get role(): 'controller' | 'readonly' | null {
     return this.currentRole;
+  }
+
+  /** The sequence of the last snapshot or output sent on this socket. */
+  get sentSequence(): number {
+    return this.lastSequence;
   }
 
   stats(): ViewStats {
@@ -457,7 +468,12 @@ export class View {
     this.outstandingSends += 1;
     this.ws.send(text, () => {
       this.outstandingSends -= 1;
-      if (this.outstandingSends === 0 && this.currentPhase === 'behind') void this.refresh({ reason: 'behind' });
+      if (this.outstandingSends !== 0) return;
+      if (this.currentPhase === 'behind') void this.refresh({ reason: 'behind' });
+      else if (this.resyncWaiting > 0) {
+        this.resyncWaiting = 0;
+        void this.refresh({ reason: 'client' });
+      }
     });
     const buffered = this.ws.bufferedAmount;
     if (buffered > this.peakBuffered) this.peakBuffered = buffered;
@@ -471,9 +487,19 @@ export class View {
     });
   }
 
-  /** The client asked for a fresh snapshot (it saw a gap). */
+  /**
+   * The client asked for a fresh snapshot (it saw a gap). While the socket still holds frames it could not
+   * write (its peer does not read), the snapshot waits until they are written, and requests meanwhile are
+   * one; a view that keeps asking while it does not read is closed: no request costs more than one
+   * snapshot in memory.
+   */
   requestResync(): void {
     if (this.currentPhase === 'behind') return; // one is coming once the socket drains
+    if (this.ws.bufferedAmount > 0 || this.currentPhase === 'snapshotting') {
+      this.resyncWaiting += 1;
+      if (this.resyncWaiting > MAX_UNREAD_RESYNCS) this.close(CloseCode.protocolError, 'protocol', CLOSE_REASONS.resyncFlood);
+      return;
+    }
     void this.refresh({ reason: 'client' });
   }
 
