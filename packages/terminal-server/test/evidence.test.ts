@@ -79,7 +79,8 @@ const rows: Array<[string, Observation, Expect]> = [
     observe({ processGroupId: 4200, command: 'tmux: client', inputWaiting: true, inputCall: 'poll', inputProcessId: 4200, inner: { path: '/dev/pts/9', processGroupId: 4260, inputWaiting: false, command: 'sleep' } }),
     'undecided',
   ],
-  ['ssh: the far side cannot be seen', observe({ processGroupId: 4200, command: 'ssh', inputWaiting: true, inputCall: 'poll', inputProcessId: 4200, inner: 'unknown' }), 'input/uncertain'],
+  ['ssh, quiet 300 ms: the far side may still be running something', observe({ processGroupId: 4200, command: 'ssh', inputWaiting: true, inputCall: 'poll', inputProcessId: 4200, inner: 'unknown' }, { quietMs: 300 }), 'undecided'],
+  ['ssh: the far side cannot be seen', observe({ processGroupId: 4200, command: 'ssh', inputWaiting: true, inputCall: 'poll', inputProcessId: 4200, inner: 'unknown' }, { quietMs: 1500, sinceWriteMs: 1600 }), 'input/uncertain'],
   ['macOS: only the foreground is known; a mark and bash in front', observe({ processGroupId: SHELL, inputWaiting: false }, { waitsKnown: false }, { prompt: true }), 'prompt/marker'],
   ['macOS: no mark', observe({ processGroupId: SHELL, inputWaiting: false }, { waitsKnown: false }), 'undecided'],
 ];

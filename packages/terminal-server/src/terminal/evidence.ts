@@ -26,6 +26,9 @@ export const SHORT_TIMED_WAIT_MS = 1000;
 /** An epoll wait counts once seen this long: a program that stopped reading (node's REPL after .exit,
  *  finishing its history file before it exits) still has the terminal in its interest list. */
 export const INTEREST_LIST_SEEN_MS = 60;
+/** A relay whose inner terminal cannot be seen (ssh) counts as waiting only after this much quiet: a
+ *  command running there in silence for longer is reported as a wait, marked uncertain. */
+export const UNSEEN_RELAY_QUIET_MS = 1000;
 /** Looks are this far apart at most; "seen for longer than its timeout" allows for one such gap. */
 export const TIMED_WAIT_MARGIN_MS = 100;
 
@@ -92,14 +95,12 @@ export function judge(o: Observation): Verdict {
   if (front.inputInterestList === true && o.waitSeenMs < INTEREST_LIST_SEEN_MS) return undecided(INTEREST_LIST_SEEN_MS - o.waitSeenMs + 1);
   const readerIsShell = (front.inputProcessId ?? (shellInFront ? o.shellPid : -1)) === o.shellPid;
   if (readerIsShell) return judgeShell(o, front);
-  const wait: WaitFacts = {
-    processGroupId: front.processGroupId,
-    command: front.command,
-    secret: front.secret === true,
-    shell: false,
-    call: front.inputCall,
-  };
-  if (front.inner === 'unknown') return { kind: 'input', wait: { ...wait, relay: 'unknown' } };
+  const wait = waitFacts(front, false);
+  if (front.inner === 'unknown') {
+    // Nothing inside can be seen (ssh to another machine): only a longer quiet says something there waits.
+    if (o.quietMs < UNSEEN_RELAY_QUIET_MS) return undecided(UNSEEN_RELAY_QUIET_MS - o.quietMs);
+    return { kind: 'input', wait: { ...wait, relay: 'unknown' } };
+  }
   if (front.inner) {
     // What runs inside decides: a relay always polls its input, whatever its inner program does.
     if (!front.inner.inputWaiting) return undecided();
@@ -133,15 +134,13 @@ function shortWaitPending(o: Observation, front: ForegroundInfo): number | undef
   return o.waitSeenMs > needed ? undefined : needed - o.waitSeenMs + 1;
 }
 
+function waitFacts(front: ForegroundInfo, shell: boolean): WaitFacts {
+  return { processGroupId: front.processGroupId, command: front.command, secret: front.secret === true, shell, call: front.inputCall };
+}
+
 /** bash itself reads the terminal: its prompt, or one of its `read` builtins. */
 function judgeShell(o: Observation, front: ForegroundInfo): Verdict {
-  const wait: WaitFacts = {
-    processGroupId: front.processGroupId,
-    command: front.command,
-    secret: front.secret === true,
-    shell: true,
-    call: front.inputCall,
-  };
+  const wait = waitFacts(front, true);
   // A blocking read() is the `read` builtin; a wait with a timeout is `read -t` (the prompt has none).
   if (front.inputCall === 'read' || front.inputTimed === true) return { kind: 'input', wait };
   // The line editor: the prompt, or `read -e` inside a running command line.
