@@ -14,6 +14,7 @@ import { Config, toTerminalConfig, type PluginConfig } from './config.ts';
 import type { DshContext } from './dsh-api.ts';
 import { mountBrowserAccess } from './browser.ts';
 import { PLUGIN_NAME } from './notice.ts';
+import { dshInlineLimit } from './inline-limit.ts';
 import { AgentTerminals } from './terminals.ts';
 import { createToolDefinitions } from './tools.ts';
 
@@ -26,7 +27,7 @@ export function apply(ctx: DshContext, config: PluginConfig): void {
   const terminals = new AgentTerminals(ctx, toTerminalConfig(config));
   ctx.effect(() => () => terminals.close(), 'dsh-interactive-terminal: terminals');
 
-  for (const definition of createToolDefinitions(terminals)) ctx.tools.register(definition);
+  for (const definition of createToolDefinitions(terminals, () => dshInlineLimit(ctx))) ctx.tools.register(definition);
 
   ctx.on('agent/disposed', ({ agent }) => {
     terminals.release(agent).catch((error: unknown) => {
