@@ -17,5 +17,6 @@ export * from './queue/queue.ts';
 export * from './terminal/generation.ts';
 export * from './hub/owner.ts';
 export * from './hub/hub.ts';
+export * from './hub/settle.ts';
 export * from './operations/tools.ts';
 export * from './transport/index.ts';
