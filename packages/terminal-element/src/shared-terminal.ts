@@ -74,6 +74,7 @@ import { TerminalConnection, type ConnectionState, type LeaseView, type SocketFa
 import { messagesFor, resolveLocale, type Messages } from './i18n.ts';
 import { isFocusReport, silenceQueryReplies } from './query-replies.ts';
 import { skipEmptySelectionRedraws } from './selection-redraws.ts';
+import { revealCursorLine } from './cursor-line.ts';
 import { FloodScreen } from './flood-screen.ts';
 import { panelStyles, xtermStyles } from './styles.ts';
 
@@ -184,6 +185,7 @@ export class SharedTerminalElement extends LitElement {
   /** When the last catch-up was written in place, and whether the one before was recent (see FLOOD_LINGER_MS). */
   private lastCatchUpAt = -Infinity;
   private flooding = false;
+  private revealScheduled = false;
   private floodLeaveTimer: ReturnType<typeof setTimeout> | undefined;
   private termGeneration: number | null = null;
   /** Each renderer's canvas screen for floods, made at its first catch-up (null: not available). */
@@ -379,9 +381,27 @@ export class SharedTerminalElement extends LitElement {
     this.hasRenderer = true;
     const connection = this.connection;
     term.write(frame.replay, () => {
-      if (term === this.term) this.snapshotShown(frame, connection);
+      if (term !== this.term) return;
+      this.snapshotShown(frame, connection);
+      this.revealCursor(term);
     });
     if (hadFocus) term.focus();
+  }
+
+  /** Scroll the cursor's line into view (see cursor-line.ts). */
+  private revealCursor(term: Terminal, options: { keepScrollback?: boolean } = {}): void {
+    const container = this.renderRoot.querySelector<HTMLElement>('.viewport');
+    if (container && term === this.term) revealCursorLine(container, term, options);
+  }
+
+  /** The person's keys bring the cursor's line into view once per frame, as a terminal does. */
+  private revealOnInput(term: Terminal): void {
+    if (this.revealScheduled) return;
+    this.revealScheduled = true;
+    requestAnimationFrame(() => {
+      this.revealScheduled = false;
+      this.revealCursor(term, { keepScrollback: false });
+    });
   }
 
   /** The shown renderer and the staged one (it replaces the shown one in a moment and must look the same). */
@@ -420,6 +440,7 @@ export class SharedTerminalElement extends LitElement {
       if (term !== this.term) return;
       if (isFocusReport(data) && !this.pasting) return;
       this.connection?.input(data);
+      this.revealOnInput(term);
     });
     return term;
   }
@@ -520,6 +541,7 @@ export class SharedTerminalElement extends LitElement {
       if (term !== this.staged) return;
       this.swapInStaged();
       this.snapshotShown(frame, connection);
+      this.revealCursor(term, { keepScrollback: true });
     });
   }
 
