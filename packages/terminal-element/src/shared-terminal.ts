@@ -675,6 +675,32 @@ export class SharedTerminalElement extends LitElement {
     this.fire('shared-terminal-font-size', { fontSize: next });
   }
 
+  /**
+   * The largest font size (within the limits) at which every column fits the panel's width, so a wide
+   * line (the model's long command) is readable without scrolling sideways. Width grows with the font
+   * size, so one estimate is made from the current size and then checked against the laid-out screen.
+   */
+  private async fitWidth(): Promise<void> {
+    const viewport = this.renderRoot.querySelector<HTMLElement>('.viewport');
+    const screen = this.term?.element?.querySelector<HTMLElement>('.xterm-screen');
+    if (!viewport || !screen) return;
+    const padding = parseFloat(getComputedStyle(viewport).paddingLeft) + parseFloat(getComputedStyle(viewport).paddingRight);
+    const available = () => viewport.clientWidth - padding;
+    const current = this.clampedFontSize();
+    let size = Math.min(MAX_FONT_SIZE, Math.max(MIN_FONT_SIZE, Math.floor((current * available()) / screen.getBoundingClientRect().width)));
+    for (let tries = 0; tries < 4; tries++) {
+      if (size !== this.fontSize) {
+        this.fontSize = size;
+        await this.updateComplete;
+        await new Promise((resolve) => requestAnimationFrame(resolve));
+      }
+      const width = this.term?.element?.querySelector<HTMLElement>('.xterm-screen')?.getBoundingClientRect().width ?? 0;
+      if (width <= available() || size <= MIN_FONT_SIZE) break;
+      size -= 1;
+    }
+    this.fire('shared-terminal-font-size', { fontSize: this.clampedFontSize() });
+  }
+
   private onTakeover(): void {
     if (this.connection?.takeover()) this.term?.focus();
   }
@@ -900,6 +926,9 @@ export class SharedTerminalElement extends LitElement {
           ${t.fontUp}
         </button>
       </div>
+      <button role="menuitem" tabindex="-1" class="fit-width" ?disabled=${!this.hasRenderer} @click=${() => this.menuAction(() => void this.fitWidth())}>
+        ${t.fitWidth}
+      </button>
       <button
         role="menuitemcheckbox"
         tabindex="-1"

@@ -424,6 +424,28 @@ describe('<shared-terminal>', () => {
     ok(cursorLineVisible(), `the cursor's line is in view (panel scrolled ${viewport.scrollTop} px)`);
   });
 
+  it('Fit width in the settings menu picks the largest font at which every column fits the panel', async () => {
+    const m = await mount({ rows: 10, cols: 160 }, { 'font-size': '13' });
+    m.el.style.width = '1000px';
+    await m.el.updateComplete;
+    const viewport = shadow(m.el, '.viewport');
+    const screenWidth = () => shadow(m.el, '.xterm-screen').getBoundingClientRect().width;
+    ok(viewport.scrollWidth > viewport.clientWidth, 'at 13 px the 160 columns are wider than the panel');
+    shadow(m.el, '.settings').click();
+    await m.el.updateComplete;
+    shadow(m.el, '.fit-width').click();
+    await until(() => m.events.some((e) => e.type === 'shared-terminal-font-size'), 'the new font size');
+    const fitted = m.el.fontSize;
+    ok(fitted < 13 && fitted >= 8, `font size ${fitted}`);
+    await nextFrames(2);
+    ok(screenWidth() <= viewport.clientWidth, `the screen (${screenWidth()} px) fits the panel (${viewport.clientWidth} px)`);
+    equal(m.el.renderer!.cols, 160, 'the PTY keeps its columns');
+    m.el.fontSize = fitted + 1;
+    await m.el.updateComplete;
+    await nextFrames(2);
+    ok(screenWidth() > viewport.clientWidth - 8, 'one size larger would not fit: the largest size was chosen');
+  });
+
   it('collapse and expand keep the socket; a collapsed element connects only when first expanded', async () => {
     const m = await mount({ mode: 'shell' });
     m.server.output('kept\r\n');
