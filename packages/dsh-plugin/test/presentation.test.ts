@@ -103,13 +103,14 @@ describe('cards', () => {
     assert.equal(waitNote({ waitReason: 'prompt' }), undefined);
   });
 
-  it('signal is a terminal card too; read and reset get compact generic cards', () => {
+  it('signal is a terminal card too; read and reset get compact cards of their own (the screen, the new generation)', () => {
     assert.equal(presentCall('shared_terminal_signal', { signal: 'SIGINT' })?.card, 'terminal');
-    assert.equal(presentCall('shared_terminal_read', {})?.card, 'generic');
+    assert.deepEqual(presentCall('shared_terminal_read', {}), { card: 'terminal', title: 'shared_terminal_read', description: "Read the shared terminal's screen" });
     const read = presentResult('shared_terminal_read', {}, content({ ...base, text: 'x', totalLines: 9, lineBegin: 4, lineEnd: 9 }));
-    assert.deepEqual(read, { card: 'generic', title: 'Read the shared terminal · history lines 4–9 of 9', content: [{ type: 'text', text: base.viewport }] });
+    assert.deepEqual(read, { card: 'terminal', output: `[history lines 4–9 of 9 returned to the model; the screen:]\n${base.viewport}` });
+    assert.equal(presentCall('shared_terminal_reset', {})?.card, 'terminal');
     const reset = presentResult('shared_terminal_reset', {}, content({ ...base, generation: 3, queueTimeMs: 1, waitReason: 'prompt' }));
-    assert.match(String(reset && 'title' in reset ? reset.title : ''), /generation 3/);
+    assert.match(String(reset && 'output' in reset ? reset.output : ''), /generation 3/);
     assert.doesNotMatch(JSON.stringify(reset), /queueStatus/);
   });
 

@@ -4,8 +4,10 @@
  * - send and signal are commands in a terminal: DSH's terminal card (the command as its title, the
  *   session's working directory, the output, a Copy button, an exit-status pill). When the call did not
  *   end at the prompt, a last line says why it returned (waiting for input, taken over, timed out...).
- * - read and reset get compact generic cards: a short title, and the screen (read) or the new generation
- *   (reset) as the body, never the raw result object.
+ * - read and reset get compact cards of their own on the same terminal card (DSH Web 0.1.0-rc.8 draws no
+ *   generic render intent: it would show the raw arguments and result): the tool's name where a command
+ *   goes, a one-line description as the row's summary, and the screen (read) or the new generation
+ *   (reset) as the body.
  *
  * Presenters are pure: DSH calls them live and again when it replays a session log, with the call's
  * arguments (unvalidated JSON) and the model-facing result text, which is our bounded JSON. Anything that
@@ -88,10 +90,10 @@ export function presentCall(tool: ToolName, rawArgs: unknown): ToolCallView | un
       const offset = int(args['offset']);
       const count = int(args['count']);
       const page = offset || count ? ` (history offset ${offset ?? 0}, ${count ?? 500} lines)` : '';
-      return { card: 'generic', title: `Read the shared terminal${page}`, kind: 'read' };
+      return { card: 'terminal', title: tool, description: `Read the shared terminal's screen${page}` };
     }
     case 'shared_terminal_reset':
-      return { card: 'generic', title: 'Reset the shared terminal', kind: 'execute' };
+      return { card: 'terminal', title: tool, description: 'Reset the shared terminal: end its processes and start a new shell' };
   }
 }
 
@@ -106,21 +108,14 @@ export function presentResult(tool: ToolName, _args: unknown, presented: Present
       const begin = int(result['lineBegin']);
       const end = int(result['lineEnd']);
       const total = int(result['totalLines']);
-      const range = begin !== undefined && end !== undefined && total !== undefined ? ` · history lines ${begin}–${end} of ${total}` : '';
+      const range = begin !== undefined && end !== undefined && total !== undefined ? `[history lines ${begin}–${end} of ${total} returned to the model; the screen:]\n` : '';
       const screen = str(result['viewport']) ?? '';
-      return {
-        card: 'generic',
-        title: `Read the shared terminal${range}`,
-        content: [{ type: 'text', text: screen === '' ? '(the screen is empty)' : screen }],
-      };
+      return { card: 'terminal', output: `${range}${screen === '' ? '(the screen is empty)' : screen}` };
     }
     case 'shared_terminal_reset': {
       const generation = int(result['generation']);
-      return {
-        card: 'generic',
-        title: generation === undefined ? 'Reset the shared terminal' : `Reset the shared terminal · new shell (generation ${generation})`,
-        content: [{ type: 'text', text: 'The old process tree was ended; a new shell started with fresh state.' }],
-      };
+      const which = generation === undefined ? 'A new shell started' : `A new shell started (generation ${generation})`;
+      return { card: 'terminal', output: `${which}; the old process tree was ended and all shell state is gone.` };
     }
   }
 }
