@@ -13,6 +13,11 @@ const stub = (file: string) => fileURLToPath(new URL(file, import.meta.url));
 //   directory (a link whose imports resolve from the checkout), a tarball or the registry.
 // - lib/client.js, the browser half in DSH's client module format: one classic script that hands a
 //   CommonJS-style factory to `window.__ModuleLoader__`; React comes from DSH through `require`.
+// Source maps are not shipped: the server half is not minified (its stack traces already name real
+// functions and readable lines), and the client's map would be four times the size of the package for a
+// debugger view nobody opens in production. `DSH_IT_SOURCEMAP=1 pnpm run build` writes both for debugging.
+const sourcemap = process.env['DSH_IT_SOURCEMAP'] === '1';
+
 /** `import css from 'x.css?inline'` (as Vite does it): the stylesheet's text, for the element's shadow root. */
 const inlineCss: Plugin = {
   name: 'inline-css',
@@ -37,7 +42,7 @@ export default defineConfig([
     format: ['esm'],
     platform: 'node',
     target: 'node22',
-    sourcemap: true,
+    sourcemap,
     clean: false,
     dts: false,
     splitting: false,
@@ -59,7 +64,7 @@ export default defineConfig([
     platform: 'browser',
     minify: true,
     target: 'es2022',
-    sourcemap: true,
+    sourcemap,
     clean: false,
     dts: false,
     splitting: false,

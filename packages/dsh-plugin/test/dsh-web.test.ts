@@ -11,6 +11,11 @@
  * 3. read, signal and reset return bounded results with the documented fields.
  * 4. The session logs hold no raw terminal output beyond the bounded tool results.
  * 5. Disposing the Agent, and unloading the plugin, leave no process of the terminal's tree alive.
+ *
+ * And issue 17 (DSH-native): one toggle (the element's own); one notice for a burst of idle commands; a
+ * notice that names an answer to a waiting program; DSH's terminal card for send and a compact card for
+ * read (by their DOM); every result within DSH's inline limit with the largest output the config allows,
+ * parseable and newest text kept; the cursor's line in view after a reset.
  */
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readlinkSync, writeFileSync } from 'node:fs';
@@ -19,12 +24,15 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { addPlugin, createHome, packPlugin, removeRoot, startDshWeb, type DshWeb, type ModelCall, type ScriptStep } from './helpers/dsh-web.ts';
-import { ensureDshHost } from './helpers/host.ts';
-import { chooseWorkspace, dock, launchChromium, openTerminal, screenText, startConversation, statusText, terminal, typeInTerminal, waitForScreen } from './helpers/page.ts';
+import { dshInlineLimitOfInstall, ensureDshHost } from './helpers/host.ts';
+import { chooseWorkspace, dock, expandTerminal, launchChromium, openTerminal, screenText, startConversation, statusText, terminal, toggle, typeInTerminal, waitForScreen } from './helpers/page.ts';
 import { readSessionLogs } from './helpers/session-log.ts';
 import { descendants, pidAlive, processesMatching, sleep, waitFor } from './helpers/util.ts';
 
-const MAX_TOOL_OUTPUT_BYTES = 8192;
+/** The largest maxToolOutputBytes the config allows (it may not exceed scrollbackMaxBytes, 4 MiB by default). */
+const MAX_TOOL_OUTPUT_BYTES = 4 * 1024 * 1024;
+/** DSH's spill-policy inline limit as the installed dsh-base sets it: the cap every result must stay under. */
+const INLINE_LIMIT = dshInlineLimitOfInstall();
 const NONCE = `n${process.pid}x${Date.now().toString(36)}`;
 /** Sleep durations unique to this run (so that no other process on the machine matches them). */
 const SLEEP = (n: number) => `${1000 + (process.pid % 5000)}.${n}`;
@@ -56,7 +64,7 @@ const SCENARIOS: Record<string, ScriptStep[]> = {
   'tool results': [
     { tool: 'shared_terminal_send', args: { text: 'cat' } },
     { tool: 'shared_terminal_signal', args: { signal: 'SIGINT' } },
-    { tool: 'shared_terminal_send', args: { text: 'seq 1 3000' } },
+    { tool: 'shared_terminal_send', args: { text: 'seq 1 300000' } },
     { tool: 'shared_terminal_read', args: { offset: 0, count: 5 } },
     { tool: 'shared_terminal_send', args: { text: `echo probe > ${SANDBOX_PROBE}; echo "probe-status=$?"` } },
     { tool: 'shared_terminal_send', args: { text: 'export KEEP=before-reset' } },
@@ -149,18 +157,64 @@ describe('dsh-interactive-terminal in DSH Web 0.1.0-rc.8 (installed from the pac
     if (root) removeRoot(root);
   });
 
-  it('1. Open terminal: the status starts with Controller, and echo hello typed at the idle prompt runs', async () => {
+  it('1. one toggle opens the terminal: the status starts with Controller; a burst of idle commands gives one notice', async () => {
     await startConversation(page, 'hello', { newSession: false });
     await waitFor(() => sessionCalls(web, 'hello').length >= 1, 'the model to answer the first prompt');
-    assert.equal(await dock(page).locator('shared-terminal').count(), 0, 'no terminal before Open terminal');
+    // One control for the panel: the element's own toggle, collapsed and not connected until expanded.
+    await toggle(page).waitFor({ state: 'visible' });
+    assert.equal(await dock(page).getByRole('button', { name: /open terminal|hide terminal/i }).count(), 0, 'no second toggle above the panel');
+    assert.equal(await toggle(page).getAttribute('aria-expanded'), 'false');
+    assert.doesNotMatch(await statusText(page), /\| connected\b/, 'no shell before the first expansion');
     await openTerminal(page);
     assert.match(await statusText(page), /^Controller/);
-    await waitForScreen(page, /#$/m, 'the idle prompt');
+    await waitForScreen(page, /[#$]$/m, 'the idle prompt');
     await typeInTerminal(page, `echo hello-${NONCE}`);
     const screen = await waitForScreen(page, new RegExp(`^hello-${NONCE}$`, 'm'), 'the echo output');
     assert.match(screen, new RegExp(`echo hello-${NONCE}`));
-    // The idle interaction settled: one notice, and the model (which never reads here) moved on.
-    await waitFor(() => notices(web, 'hello').length === 1, 'the notice of the idle interaction');
+    // Two more command lines within the quiet period (default 3 s): still one notice for all three. Each is
+    // typed once the prompt is back (and the person's lease with it), as a person would.
+    await waitForScreen(page, /^hello-\S+\n\S*[#$]$/m, 'the prompt after the echo');
+    await sleep(300);
+    await typeInTerminal(page, 'true');
+    await waitForScreen(page, /[#$] true\n\S*[#$]$/m, 'the prompt after true');
+    await sleep(300);
+    await typeInTerminal(page, 'false');
+    await waitForScreen(page, /[#$] false\n\S*[#$]$/m, 'the prompt after false');
+    await waitFor(() => notices(web, 'hello').length >= 1, 'the notice of the idle burst');
+    await sleep(4000);
+    const told = notices(web, 'hello');
+    assert.equal(told.length, 1, `one notice for the burst: ${told.map((n) => n.text).join(' / ')}`);
+    assert.match(told[0]!.text, /ran 3 command lines at the terminal's idle prompt \(exit statuses in order: 0, 0, 1\)/);
+  });
+
+  it('a reset shows the new shell\'s cursor line even after the panel was scrolled down to a flood\'s prompt', async () => {
+    await typeInTerminal(page, 'seq 1 2000');
+    await waitForScreen(page, /^2000\n\S*[#$]$/m, 'the prompt after the flood');
+    const element = terminal(page);
+    const scrolled = await element.evaluate((el) => {
+      const viewport = el.shadowRoot!.querySelector<HTMLElement>('.viewport')!;
+      viewport.scrollTop = viewport.scrollHeight;
+      return viewport.scrollTop;
+    });
+    assert.ok(scrolled > 0, `the panel scrolls (${scrolled} px)`);
+    await element.locator('[part~="settings-button"]').click();
+    await element.getByRole('menuitem', { name: 'Reset Terminal' }).click();
+    await element.locator('.confirm-reset').click();
+    await waitFor(async () => /^\S*[#$]$/.test((await screenText(page)).split('\n')[0] ?? ''), 'the new shell\'s prompt on the first row');
+    await sleep(300);
+    const geometry = await element.evaluate((el) => {
+      const root = el.shadowRoot!;
+      const viewport = root.querySelector<HTMLElement>('.viewport')!.getBoundingClientRect();
+      const screen = root.querySelector<HTMLElement>('.renderer:not(.staged) .xterm-screen')!.getBoundingClientRect();
+      const term = (el as HTMLElement & { renderer: { rows: number; buffer: { active: { cursorY: number } } } }).renderer;
+      const rowHeight = screen.height / term.rows;
+      const cursorTop = screen.top + term.buffer.active.cursorY * rowHeight;
+      return { viewportTop: viewport.top, viewportBottom: viewport.bottom, cursorTop, cursorBottom: cursorTop + rowHeight, cursorY: term.buffer.active.cursorY };
+    });
+    assert.ok(
+      geometry.cursorTop >= geometry.viewportTop - 1 && geometry.cursorBottom <= geometry.viewportBottom + 1,
+      `the cursor's line is in view: ${JSON.stringify(geometry)}`,
+    );
   });
 
   /** The person answers `first?` (already on screen) and `second?`; the model reads after exactly one notice. */
@@ -191,6 +245,32 @@ describe('dsh-interactive-terminal in DSH Web 0.1.0-rc.8 (installed from the pac
     const calls = sessionCalls(web, scenario);
     const noticeCall = calls.find((call) => call.fresh.some((message) => message.source.plugin === 'dsh-interactive-terminal'))!;
     assert.equal(SCENARIOS[scenario]![noticeCall.step] && 'tool' in SCENARIOS[scenario]![noticeCall.step]! ? (SCENARIOS[scenario]![noticeCall.step] as { tool: string }).tool : '', 'shared_terminal_read', 'the call after the notice is the read');
+    // The notice names what happened: the person answered the waiting program, not "typed at the idle prompt".
+    const [notice] = notices(web, scenario);
+    assert.match(notice!.text, /answered a program that was waiting for input/);
+    assert.doesNotMatch(notice!.text, /idle prompt/);
+  });
+
+  it('DSH draws the send as its terminal card and the read as a compact card, never the raw result', async () => {
+    const scenario = 'two prompts answered at the terminal';
+    const sendRow = page.locator('[data-tool="shared_terminal_send"]').first();
+    await sendRow.waitFor({ state: 'visible' });
+    await sendRow.getByRole('button').first().click();
+    const copy = sendRow.getByRole('button', { name: 'Copy' });
+    await copy.waitFor({ state: 'visible', timeout: 10_000 });
+    const sendText = (await sendRow.textContent()) ?? '';
+    assert.ok(sendText.includes("read -p 'first? '"), `the command: ${sendText.slice(0, 300)}`);
+    assert.match(sendText, /first\?/, 'the output');
+    assert.match(sendText, /waiting for input/, 'why it returned');
+    assert.doesNotMatch(sendText, /"generation"|"queueStatus"/, 'no raw result object');
+    const readRow = page.locator('[data-tool="shared_terminal_read"]').first();
+    await readRow.waitFor({ state: 'visible' });
+    assert.match((await readRow.textContent()) ?? '', /Read the shared terminal's screen/, 'the compact card\'s summary');
+    await readRow.getByRole('button').first().click();
+    await readRow.getByRole('button', { name: 'Copy' }).waitFor({ state: 'visible', timeout: 10_000 });
+    await waitFor(async () => /answers: 你好\|🙂/.test((await readRow.textContent()) ?? ''), 'the read card shows the screen');
+    assert.doesNotMatch((await readRow.textContent()) ?? '', /"generation"|"queueStatus"/);
+    assert.ok(notices(web, scenario).length === 1);
   });
 
   it('2b. the person takes over the model\'s running send and answers; the send returns human_handoff; one notice; the read has the answers', async () => {
@@ -219,7 +299,7 @@ describe('dsh-interactive-terminal in DSH Web 0.1.0-rc.8 (installed from the pac
       await touch.goto(web.url);
       // DSH Web keeps the session out of the URL: pick it in the sidebar.
       await touch.getByText('two prompts taken over', { exact: true }).first().click();
-      await dock(touch).getByRole('button', { name: '打开终端' }).click();
+      await expandTerminal(touch);
       const element = terminal(touch);
       // The element's own words in Chinese: "Read only (触屏设备只读) | 已连接 | …".
       await waitFor(async () => /^Read only\b.*已连接/.test(await statusText(touch).catch(() => '')), 'the touch view to connect read only');
@@ -247,7 +327,9 @@ describe('dsh-interactive-terminal in DSH Web 0.1.0-rc.8 (installed from the pac
     }, 'all nine tool calls', 60_000);
     for (const result of results) {
       assert.equal(result.isError, false, result.text);
-      assert.ok(Buffer.byteLength(result.text) <= MAX_TOOL_OUTPUT_BYTES, `bounded: ${Buffer.byteLength(result.text)} bytes`);
+      // Whole JSON within DSH's inline limit, so DSH's spill policy never cuts it (the config allows 4 MiB).
+      assert.ok(result.value, `the model got JSON that parses: ${result.text.slice(0, 200)} … ${result.text.slice(-200)}`);
+      assert.ok(Buffer.byteLength(result.text) <= INLINE_LIMIT, `within DSH's inline limit ${INLINE_LIMIT}: ${Buffer.byteLength(result.text)} bytes`);
       for (const field of BASE_FIELDS) assert.ok(result.value && field in result.value, `${field} in ${result.text.slice(0, 200)}`);
       assert.equal(result.value!['rows'], 40, 'default rows (the user row set only maxToolOutputBytes)');
       assert.equal(result.value!['cols'], 160);
@@ -259,7 +341,8 @@ describe('dsh-interactive-terminal in DSH Web 0.1.0-rc.8 (installed from the pac
     assert.equal(signal!['waitReason'], 'prompt');
     for (const field of ['output', 'queueTimeMs', 'waitReason']) assert.ok(field in signal!, field);
     assert.equal(seq!['truncated'], true);
-    assert.match(String(seq!['output']), /\n3000$/);
+    assert.match(String(seq!['output']), /\n300000$/, 'the newest output is kept');
+    assert.ok(Buffer.byteLength(JSON.stringify(seq)) > INLINE_LIMIT / 2, 'the cap is DSH\'s limit, not a much smaller one');
     assert.ok(Number(read!['lineEnd']) - Number(read!['lineBegin']) <= 5);
     for (const field of ['text', 'totalLines', 'lineBegin', 'lineEnd']) assert.ok(field in read!, field);
     assert.match(String(probe!['output']), /probe-status=1/, 'writing outside the workspace is refused by the sandbox');
@@ -287,7 +370,7 @@ describe('dsh-interactive-terminal in DSH Web 0.1.0-rc.8 (installed from the pac
         const text = JSON.stringify(event);
         if (event.type === 'tool/result') {
           const content = JSON.stringify((event.data as { message?: { content?: unknown } }).message?.content ?? '');
-          assert.ok(Buffer.byteLength(content) <= MAX_TOOL_OUTPUT_BYTES * 2 + 512, `${log.sessionId}: tool result bounded`);
+          assert.ok(Buffer.byteLength(content) <= INLINE_LIMIT * 2 + 512, `${log.sessionId}: tool result bounded`);
           continue;
         }
         if (event.type === 'tool/call' || event.type.startsWith('assistant/')) continue;

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import type { IncomingMessage } from 'node:http';
 import { describe, it } from 'node:test';
 import { ConfigError, DEFAULT_CONFIG, TOOL_INPUT_SCHEMAS, TOOL_NAMES, type HumanSettled } from '@shared-terminal/server';
-import { CONFIG_KEYS, Config, toTerminalConfig } from '../src/server/config.ts';
+import { CONFIG_KEYS, Config, toNoticeConfig, toTerminalConfig } from '../src/server/config.ts';
 import { checkUpgradeRequest, isLoopbackHostname, trustedHostsOf } from '../src/server/fence.ts';
 import { parseTokenRequest } from '../src/server/browser.ts';
 import { RESULT_SCHEMAS, toDshSchema } from '../src/server/tools.ts';
@@ -36,9 +36,12 @@ describe('config', () => {
     assert.equal(config.disconnectGraceMs, DEFAULT_CONFIG.disconnectGraceMs);
   });
 
-  it('covers the 15 keys of the product description, plus term, heartbeatIntervalMs and maxOperationTimeoutMs', () => {
+  it('covers the 15 keys of the product description, plus term, heartbeatIntervalMs, maxOperationTimeoutMs and idleNoticeQuietMs', () => {
     assert.equal(CONFIG_KEYS.length, 18);
-    assert.deepEqual(Object.keys(loaderResolve({})).sort(), [...CONFIG_KEYS].sort());
+    assert.deepEqual(Object.keys(loaderResolve({})).sort(), [...CONFIG_KEYS, 'idleNoticeQuietMs'].sort());
+    assert.equal(loaderResolve({})['idleNoticeQuietMs'], 3000);
+    assert.equal(toNoticeConfig(loaderResolve({ idleNoticeQuietMs: 0 }) as never).idleNoticeQuietMs, 0);
+    assert.throws(() => loaderResolve({ idleNoticeQuietMs: -1 }), /idleNoticeQuietMs/);
   });
 
   it('refuses a wrong type at load time, naming the key', () => {
@@ -150,7 +153,8 @@ describe('tool schemas', () => {
 });
 
 describe('notice', () => {
-  const settled: HumanSettled = { ownerId: 'a#1', leaseId: 7, origin: 'takeover', generation: 2, waitReason: 'prompt', exitCode: 0 };
+  const settled: HumanSettled = { ownerId: 'a#1', leaseId: 7, origin: 'takeover', generation: 2, waitReason: 'prompt', exitCode: 0, began: 'program' };
+  const command = (exitCode: number): HumanSettled => ({ ...settled, origin: 'idle', began: 'prompt', exitCode });
 
   it('says what happened and what to do, with metadata only', () => {
     const text = noticeText(settled);
@@ -158,7 +162,21 @@ describe('notice', () => {
     assert.match(text, /generation 2/);
     assert.match(text, /exit status 0/);
     assert.match(text, /shared_terminal_read/);
-    assert.match(noticeText({ ...settled, origin: 'idle', waitReason: 'session_exit', exitCode: undefined }), /idle prompt.*shell exited/);
+    assert.match(noticeText({ ...command(0), waitReason: 'session_exit', exitCode: undefined }), /idle prompt.*ended the shell/);
+  });
+
+  it('one notice for a burst of idle commands: how many, and their exit statuses in order', () => {
+    const text = noticeText([command(0), command(1), command(127)]);
+    assert.match(text, /ran 3 command lines at the terminal's idle prompt \(exit statuses in order: 0, 1, 127\)/);
+    assert.equal(buildHumanNotice([command(0), command(2)]).source.summary, 'Shared terminal: the person ran 2 commands');
+  });
+
+  it('names an answer to a waiting program as that, not as typing at the idle prompt', () => {
+    const answer: HumanSettled = { ...settled, origin: 'idle', began: 'program' };
+    const text = noticeText(answer);
+    assert.match(text, /answered a program that was waiting for input/);
+    assert.doesNotMatch(text, /idle prompt/);
+    assert.match(buildHumanNotice(answer).source.summary, /answered a waiting program/);
   });
 
   it('is a frozen plugin notice with a short summary', () => {

@@ -30,6 +30,7 @@ export interface Messages {
   fontUp: string;
   fontUpLabel: string;
   fontSize: (px: number) => string;
+  fitWidth: string;
   screenReader: string;
   resetTerminal: string;
   confirmTitle: string;
@@ -101,6 +102,7 @@ const en: Messages = {
   fontUp: 'A+',
   fontUpLabel: 'Larger font',
   fontSize: (px) => `Font size ${px} px`,
+  fitWidth: 'Fit width',
   screenReader: 'Screen reader mode',
   resetTerminal: 'Reset Terminal',
   confirmTitle: 'Reset Terminal?',
@@ -173,6 +175,7 @@ const zhCN: Messages = {
   fontUp: 'A+',
   fontUpLabel: '增大字号',
   fontSize: (px) => `字号 ${px} px`,
+  fitWidth: '适应宽度',
   screenReader: '屏幕阅读器模式',
   resetTerminal: '重置终端',
   confirmTitle: '重置终端？',

@@ -74,6 +74,7 @@ import { TerminalConnection, type ConnectionState, type LeaseView, type SocketFa
 import { messagesFor, resolveLocale, type Messages } from './i18n.ts';
 import { isFocusReport, silenceQueryReplies } from './query-replies.ts';
 import { skipEmptySelectionRedraws } from './selection-redraws.ts';
+import { revealCursorLine } from './cursor-line.ts';
 import { FloodScreen } from './flood-screen.ts';
 import { panelStyles, xtermStyles } from './styles.ts';
 
@@ -184,6 +185,7 @@ export class SharedTerminalElement extends LitElement {
   /** When the last catch-up was written in place, and whether the one before was recent (see FLOOD_LINGER_MS). */
   private lastCatchUpAt = -Infinity;
   private flooding = false;
+  private revealScheduled = false;
   private floodLeaveTimer: ReturnType<typeof setTimeout> | undefined;
   private termGeneration: number | null = null;
   /** Each renderer's canvas screen for floods, made at its first catch-up (null: not available). */
@@ -379,9 +381,27 @@ export class SharedTerminalElement extends LitElement {
     this.hasRenderer = true;
     const connection = this.connection;
     term.write(frame.replay, () => {
-      if (term === this.term) this.snapshotShown(frame, connection);
+      if (term !== this.term) return;
+      this.snapshotShown(frame, connection);
+      this.revealCursor(term);
     });
     if (hadFocus) term.focus();
+  }
+
+  /** Scroll the cursor's line into view (see cursor-line.ts). */
+  private revealCursor(term: Terminal, options: { keepScrollback?: boolean } = {}): void {
+    const container = this.renderRoot.querySelector<HTMLElement>('.viewport');
+    if (container && term === this.term) revealCursorLine(container, term, options);
+  }
+
+  /** The person's keys bring the cursor's line into view once per frame, as a terminal does. */
+  private revealOnInput(term: Terminal): void {
+    if (this.revealScheduled) return;
+    this.revealScheduled = true;
+    requestAnimationFrame(() => {
+      this.revealScheduled = false;
+      this.revealCursor(term, { keepScrollback: false });
+    });
   }
 
   /** The shown renderer and the staged one (it replaces the shown one in a moment and must look the same). */
@@ -420,6 +440,7 @@ export class SharedTerminalElement extends LitElement {
       if (term !== this.term) return;
       if (isFocusReport(data) && !this.pasting) return;
       this.connection?.input(data);
+      this.revealOnInput(term);
     });
     return term;
   }
@@ -520,6 +541,7 @@ export class SharedTerminalElement extends LitElement {
       if (term !== this.staged) return;
       this.swapInStaged();
       this.snapshotShown(frame, connection);
+      this.revealCursor(term, { keepScrollback: true });
     });
   }
 
@@ -651,6 +673,32 @@ export class SharedTerminalElement extends LitElement {
     if (next === this.fontSize) return;
     this.fontSize = next;
     this.fire('shared-terminal-font-size', { fontSize: next });
+  }
+
+  /**
+   * The largest font size (within the limits) at which every column fits the panel's width, so a wide
+   * line (the model's long command) is readable without scrolling sideways. Width grows with the font
+   * size, so one estimate is made from the current size and then checked against the laid-out screen.
+   */
+  private async fitWidth(): Promise<void> {
+    const viewport = this.renderRoot.querySelector<HTMLElement>('.viewport');
+    const screen = this.term?.element?.querySelector<HTMLElement>('.xterm-screen');
+    if (!viewport || !screen) return;
+    const padding = parseFloat(getComputedStyle(viewport).paddingLeft) + parseFloat(getComputedStyle(viewport).paddingRight);
+    const available = () => viewport.clientWidth - padding;
+    const current = this.clampedFontSize();
+    let size = Math.min(MAX_FONT_SIZE, Math.max(MIN_FONT_SIZE, Math.floor((current * available()) / screen.getBoundingClientRect().width)));
+    for (let tries = 0; tries < 4; tries++) {
+      if (size !== this.fontSize) {
+        this.fontSize = size;
+        await this.updateComplete;
+        await new Promise((resolve) => requestAnimationFrame(resolve));
+      }
+      const width = this.term?.element?.querySelector<HTMLElement>('.xterm-screen')?.getBoundingClientRect().width ?? 0;
+      if (width <= available() || size <= MIN_FONT_SIZE) break;
+      size -= 1;
+    }
+    this.fire('shared-terminal-font-size', { fontSize: this.clampedFontSize() });
   }
 
   private onTakeover(): void {
@@ -878,6 +926,9 @@ export class SharedTerminalElement extends LitElement {
           ${t.fontUp}
         </button>
       </div>
+      <button role="menuitem" tabindex="-1" class="fit-width" ?disabled=${!this.hasRenderer} @click=${() => this.menuAction(() => void this.fitWidth())}>
+        ${t.fitWidth}
+      </button>
       <button
         role="menuitemcheckbox"
         tabindex="-1"

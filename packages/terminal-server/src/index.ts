@@ -18,6 +18,7 @@ export * from './queue/queue.ts';
 export * from './terminal/generation.ts';
 export * from './hub/owner.ts';
 export * from './hub/hub.ts';
+export * from './hub/settle.ts';
 export * from './operations/tools.ts';
 export { TOOL_RESULT_SCHEMAS } from './operations/result-schemas.ts';
 export { compactViewport, rebuildViewport, type ViewportOmission } from './operations/viewport-compact.ts';

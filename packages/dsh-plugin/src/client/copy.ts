@@ -3,16 +3,10 @@ export const NS = 'dsh-interactive-terminal';
 
 export const COPY = {
   zh: {
-    open: '打开终端',
-    close: '收起终端',
     label: '共享终端',
-    readonly: '触屏设备上为只读',
   },
   en: {
-    open: 'Open terminal',
-    close: 'Hide terminal',
     label: 'Shared terminal',
-    readonly: 'Read only on touch devices',
   },
 } as const satisfies Record<'zh' | 'en', Record<string, string>>;
 

@@ -1,12 +1,14 @@
 /**
- * The dock above the chat input: an `Open terminal` control and, once opened, this session's
- * `<shared-terminal>` element.
+ * The dock above the chat input: this session's `<shared-terminal>` element, collapsed until the person
+ * expands it with the element's own toggle (▸ Terminal). The element's header is the one control: the
+ * shell starts at the first expansion (or at the model's first terminal tool call), and collapsing keeps
+ * the shell, the socket and any lease.
  *
  * DSH may unmount and remount slot components at any time (a composer takeover hides the dock, a session
  * switch remounts it), so the element (xterm and WebSocket) lives in a per-session cache owned by the
- * plugin, and the component only attaches it to its container. Hiding keeps the shell; so does a remount.
+ * plugin, and the component only attaches it to its container. The element keeps its own collapsed state.
  */
-import { createElement as h, useEffect, useReducer, useRef, useSyncExternalStore } from 'react';
+import { createElement as h, useEffect, useRef, useSyncExternalStore } from 'react';
 import type { Connector } from '@shared-terminal/server/protocol';
 import { copyFor } from './copy.ts';
 import type { EnvironmentStore } from './environment.ts';
@@ -15,15 +17,11 @@ export const DOCK_TEST_ID = 'dsh-interactive-terminal-dock';
 
 export interface SessionPanel {
   readonly element: HTMLElement;
-  /** Shown now. */
-  open: boolean;
-  /** Opened at least once: the element exists in the page and keeps its connection while hidden. */
-  opened: boolean;
 }
 
 export interface DockServices {
   environment: EnvironmentStore;
-  /** This session's panel, created on first use (the element connects when it is opened). */
+  /** This session's panel, created collapsed on first use (it connects when first expanded). */
   panel(sessionId: string): SessionPanel;
   connector(sessionId: string): Connector;
 }
@@ -35,14 +33,8 @@ export interface DockProps {
 
 const STYLE_ID = 'dsh-interactive-terminal-style';
 const STYLE = `
-.dsh-it-dock{box-sizing:border-box;width:100%;max-width:var(--dsh-composer-card-max-width,100%);margin:0 auto 6px;display:flex;flex-direction:column;gap:6px}
-.dsh-it-bar{display:flex;align-items:center;gap:8px}
-.dsh-it-toggle{font:inherit;font-size:13px;line-height:20px;padding:2px 10px;border-radius:8px;cursor:pointer;
-  border:1px solid var(--dsw-alias-border-l2,#ccc);background:var(--dsw-alias-bg-base,transparent);color:var(--dsw-alias-label-primary,inherit)}
-.dsh-it-toggle:focus-visible{outline:2px solid var(--dsw-alias-state-business-primary,#3b82f6);outline-offset:1px}
-.dsh-it-note{font-size:12px;color:var(--dsw-alias-label-tertiary,#888)}
-.dsh-it-host[hidden]{display:none}
-.dsh-it-host shared-terminal{display:block;width:100%;--shared-terminal-max-height:min(45vh,520px)}
+.dsh-it-dock{box-sizing:border-box;width:100%;max-width:var(--dsh-composer-card-max-width,100%);margin:0 auto 6px;display:flex;flex-direction:column}
+.dsh-it-dock shared-terminal{display:block;width:100%;--shared-terminal-max-height:min(45vh,520px)}
 `;
 
 function ensureStyle(): void {
@@ -68,45 +60,20 @@ export function TerminalDock({ sessionId, services }: DockProps) {
   const host = useRef<HTMLDivElement>(null);
   const panel = services.panel(sessionId);
   const copy = copyFor(env.lang);
-  const [, rerender] = useReducer((n: number) => n + 1, 0);
 
   useEffect(() => {
     const container = host.current;
-    if (!container || !panel.opened) return;
+    if (!container) return;
     syncElement(panel.element, env);
-    panel.element.toggleAttribute('collapsed', !panel.open);
     if (panel.element.parentElement !== container) container.appendChild(panel.element);
   });
   useEffect(() => {
-    // The element's own collapse control and ours stay one state.
-    const onToggle = (event: Event) => {
-      panel.open = !(event as CustomEvent<{ collapsed: boolean }>).detail.collapsed;
-      rerender();
-    };
-    panel.element.addEventListener('shared-terminal-toggle', onToggle);
     const container = host.current;
     return () => {
-      panel.element.removeEventListener('shared-terminal-toggle', onToggle);
       // A remount keeps the element (and its connection); it only leaves this container.
       if (container && panel.element.parentElement === container) container.removeChild(panel.element);
     };
   }, [panel]);
 
-  const toggle = () => {
-    panel.open = !panel.open;
-    panel.opened = true;
-    rerender();
-  };
-
-  return h(
-    'div',
-    { className: 'dsh-it-dock', 'data-testid': DOCK_TEST_ID, role: 'region', 'aria-label': copy.label },
-    h(
-      'div',
-      { className: 'dsh-it-bar' },
-      h('button', { type: 'button', className: 'dsh-it-toggle', 'aria-expanded': panel.open, onClick: toggle }, panel.open ? copy.close : copy.open),
-      env.touch ? h('span', { className: 'dsh-it-note' }, copy.readonly) : null,
-    ),
-    h('div', { className: 'dsh-it-host', ref: host, hidden: !panel.open }),
-  );
+  return h('div', { className: 'dsh-it-dock', 'data-testid': DOCK_TEST_ID, role: 'region', 'aria-label': copy.label, ref: host });
 }

@@ -39,8 +39,10 @@ export function apply(ctx: ClientContext): void {
       if (!panel) {
         const element = document.createElement('shared-terminal');
         element.dataset['sessionId'] = sessionId;
+        // Collapsed until the person expands it with the element's own toggle: no shell before that.
+        element.setAttribute('collapsed', '');
         (element as HTMLElement & { connector?: Connector }).connector = connector(sessionId);
-        panel = { element, open: false, opened: false };
+        panel = { element };
         panels.set(sessionId, panel);
       }
       return panel;

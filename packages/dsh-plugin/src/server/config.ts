@@ -33,7 +33,15 @@ export const CONFIG_KEYS = [
   'heartbeatIntervalMs',
 ] as const satisfies readonly (keyof TerminalConfig)[];
 
-export type PluginConfig = Pick<TerminalConfig, (typeof CONFIG_KEYS)[number]>;
+/** Keys of the plugin alone (not the engine's): how notices to the Agent are gathered. */
+export interface NoticeConfig {
+  /** Quiet time after a person's last command at the idle prompt before the Agent gets one notice for all. */
+  idleNoticeQuietMs: number;
+}
+
+export const DEFAULT_IDLE_NOTICE_QUIET_MS = 3000;
+
+export type PluginConfig = Pick<TerminalConfig, (typeof CONFIG_KEYS)[number]> & NoticeConfig;
 
 const d = DEFAULT_CONFIG;
 
@@ -56,7 +64,18 @@ export const Config: z<PluginConfig> = z.object({
   disposeGraceMs: z.natural().min(1).default(d.disposeGraceMs).description('Grace between polite signals and SIGKILL when a process tree is ended.'),
   term: z.string().default(d.term).description('TERM of the shell (our key). "dumb" keeps DSH\'s own choice.'),
   heartbeatIntervalMs: z.natural().min(100).default(d.heartbeatIntervalMs).description('Browser socket ping interval (our key).'),
+  idleNoticeQuietMs: z
+    .natural()
+    .max(600_000)
+    .default(DEFAULT_IDLE_NOTICE_QUIET_MS)
+    .description('Quiet time after a person\'s commands at the idle prompt before the Agent gets one notice for all of them; 0 sends one per command (our key).'),
 });
+
+/** The notice settings of a Loader-resolved config (defaults for what is missing). */
+export function toNoticeConfig(config: Partial<PluginConfig> | undefined): NoticeConfig {
+  const quiet = config?.idleNoticeQuietMs;
+  return { idleNoticeQuietMs: typeof quiet === 'number' && Number.isSafeInteger(quiet) && quiet >= 0 ? quiet : DEFAULT_IDLE_NOTICE_QUIET_MS };
+}
 
 /** The complete engine configuration for a Loader-resolved plugin config (throws ConfigError on a rule). */
 export function toTerminalConfig(config: Partial<PluginConfig> | undefined): TerminalConfig {

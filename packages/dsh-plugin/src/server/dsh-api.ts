@@ -105,6 +105,24 @@ export interface ToolExecution {
   readonly signal: AbortSignal;
 }
 
+/** The completed call as DSH hands it to `presentResult`: the model-facing content and failure state. */
+export interface PresentedResult {
+  readonly content: readonly { readonly type: string; readonly text?: string }[];
+  readonly isError: boolean;
+}
+
+export type ToolCallKind = 'read' | 'edit' | 'delete' | 'move' | 'search' | 'execute' | 'fetch' | 'other';
+
+/** DSH's pending-call render intents we use: its terminal card, or the generic row. */
+export type ToolCallView =
+  | { card: 'terminal'; title: string; description?: string; cwd?: string }
+  | { card: 'generic'; title: string; kind?: ToolCallKind; rawInput?: unknown; content?: TextContent[] };
+
+/** DSH's completed-call render intents we use. */
+export type ToolResultView =
+  | { card: 'terminal'; title?: string; output?: string; exitCode?: number; signal?: string }
+  | { card: 'generic'; title?: string; content?: TextContent[] };
+
 export interface ToolDefinition {
   name: string;
   description: string;
@@ -114,6 +132,10 @@ export interface ToolDefinition {
     render(args: unknown, value: unknown): TextContent[];
   };
   execute(args: unknown, exec: ToolExecution): Promise<unknown>;
+  /** Pure: how DSH Web draws the pending call (called live and on replay). */
+  presentCall?(args: unknown): ToolCallView | undefined;
+  /** Pure: how DSH Web draws the completed call. */
+  presentResult?(args: unknown, result: PresentedResult): ToolResultView | undefined;
 }
 
 export interface ToolRegistry {

@@ -10,10 +10,11 @@
  * confined mode needs it; `webServer` and `connection` (the browser half) attach when present, so the
  * tools also work in a profile without a web server.
  */
-import { Config, toTerminalConfig, type PluginConfig } from './config.ts';
+import { Config, toNoticeConfig, toTerminalConfig, type PluginConfig } from './config.ts';
 import type { DshContext } from './dsh-api.ts';
 import { mountBrowserAccess } from './browser.ts';
 import { PLUGIN_NAME } from './notice.ts';
+import { dshInlineLimit } from './inline-limit.ts';
 import { AgentTerminals } from './terminals.ts';
 import { createToolDefinitions } from './tools.ts';
 
@@ -23,10 +24,10 @@ export { Config };
 export type { PluginConfig };
 
 export function apply(ctx: DshContext, config: PluginConfig): void {
-  const terminals = new AgentTerminals(ctx, toTerminalConfig(config));
+  const terminals = new AgentTerminals(ctx, toTerminalConfig(config), toNoticeConfig(config));
   ctx.effect(() => () => terminals.close(), 'dsh-interactive-terminal: terminals');
 
-  for (const definition of createToolDefinitions(terminals)) ctx.tools.register(definition);
+  for (const definition of createToolDefinitions(terminals, () => dshInlineLimit(ctx))) ctx.tools.register(definition);
 
   ctx.on('agent/disposed', ({ agent }) => {
     terminals.release(agent).catch((error: unknown) => {

@@ -10,9 +10,12 @@
  *   a second guard) and with the plugin (`close`).
  * - Sandbox fence: while a terminal is live, a `sandbox/mode` change of that session to another mode is
  *   vetoed, because the running shell keeps the confinement it started with (DSH's own terminal does this).
- * - Notices: when a human interaction settles, the Agent gets exactly one message with metadata only.
+ * - Notices: when a human interaction settles, the Agent gets one message with metadata only. Commands a
+ *   person types at the idle prompt are gathered until the terminal has been quiet for idleNoticeQuietMs
+ *   (one notice, one agent turn, for the burst); a takeover is told at once.
  */
-import { TerminalError, TerminalHub, type HumanSettled, type TerminalConfig } from '@shared-terminal/server';
+import { HumanSettleBatcher, TerminalError, TerminalHub, type HumanSettled, type TerminalConfig } from '@shared-terminal/server';
+import type { NoticeConfig } from './config.ts';
 import type { Agent, DshContext, SandboxExecutionPolicy, SessionEvent } from './dsh-api.ts';
 import { buildHumanNotice } from './notice.ts';
 import { createDshPtyProvider } from './pty-adapter.ts';
@@ -28,7 +31,7 @@ export class AgentTerminals {
   private counter = 0;
   private closed = false;
 
-  constructor(ctx: DshContext, config: TerminalConfig) {
+  constructor(ctx: DshContext, config: TerminalConfig, notices: NoticeConfig = { idleNoticeQuietMs: 0 }) {
     this.ctx = ctx;
     this.hub = new TerminalHub({
       config,
@@ -39,7 +42,10 @@ export class AgentTerminals {
       wrapArgv: (key, argv) => this.confine(key, argv),
     });
     this.hub.on('created', (owner) => {
-      owner.on('human-settled', (settled) => this.notify(owner.ownerId, settled));
+      const batcher = new HumanSettleBatcher({ quietMs: notices.idleNoticeQuietMs, deliver: (batch) => this.notify(owner.ownerId, batch) });
+      owner.on('state', (state) => batcher.setHumanActive(state.holder === 'human'));
+      owner.on('human-settled', (settled) => batcher.settled(settled));
+      owner.once('disposed', () => batcher.dispose());
     });
   }
 
@@ -156,10 +162,10 @@ export class AgentTerminals {
 
   // ------------------------------------------------------------------ notices
 
-  private notify(key: string, settled: HumanSettled): void {
+  private notify(key: string, batch: HumanSettled[]): void {
     const agent = this.agentOf(key);
     if (!agent) return;
-    const message = buildHumanNotice(settled);
+    const message = buildHumanNotice(batch);
     try {
       if (agent.status === 'idle') agent.followup(message);
       else agent.steer(message);

@@ -16,6 +16,8 @@ export type ScriptStep = { tool: string; args?: Record<string, unknown> } | { te
 
 export interface ModelCall {
   call: number;
+  /** Wall-clock time (ms) the model was called: just after DSH appended the previous tool result. */
+  at: number;
   sessionId: string;
   scenario: string;
   step: number;

@@ -3,7 +3,7 @@
  * pnpm's time-based mode and a committed lockfile), and ways to load DSH's own packages from it.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 export const PACKAGE_DIR = fileURLToPath(new URL('../..', import.meta.url));
@@ -25,4 +25,18 @@ export function ensureDshHost(): void {
 export async function importFromHost<T>(name: string): Promise<T> {
   const entry = `${HOST_DIR}/node_modules/${name}/lib/index.js`;
   return (await import(pathToFileURL(entry).href)) as T;
+}
+
+/**
+ * DSH's inline limit for tool results as this install configures it: the spill-policy row's
+ * maxInlineBytes in dsh-base's cordis.patch.yml (the tests compare results with DSH's own number).
+ */
+export function dshInlineLimitOfInstall(): number {
+  const store = `${HOST_DIR}/node_modules/.pnpm`;
+  const dir = readdirSync(store).find((name) => name.startsWith('@deepseek-ai+dsh-base@'));
+  if (!dir) throw new Error(`no @deepseek-ai/dsh-base in ${store}`);
+  const patch = readFileSync(`${store}/${dir}/node_modules/@deepseek-ai/dsh-base/cordis.patch.yml`, 'utf8');
+  const row = /name: '@deepseek-ai\/dsh-spill-policy'\s+config:\s+maxInlineBytes: (\d+)/.exec(patch);
+  if (!row) throw new Error('dsh-base configures no spill-policy maxInlineBytes');
+  return Number(row[1]);
 }

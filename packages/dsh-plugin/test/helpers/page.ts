@@ -60,9 +60,19 @@ export async function startConversation(page: Page, prompt: string, options: { n
   await dock(page).waitFor({ state: 'visible', timeout: 30_000 });
 }
 
+/** The element's own toggle (▸ Terminal): the dock's one control. */
+export const toggle = (page: Page): Locator => terminal(page).locator('[part~="toggle"]').first();
+
+/** Expand the panel with the element's own toggle (if collapsed). */
+export async function expandTerminal(page: Page): Promise<void> {
+  const button = toggle(page);
+  await button.waitFor({ state: 'visible', timeout: 30_000 });
+  if ((await button.getAttribute('aria-expanded')) !== 'true') await button.click();
+}
+
 /** Open the panel and wait until this view is the Controller and connected. */
 export async function openTerminal(page: Page): Promise<void> {
-  await dock(page).getByRole('button', { name: 'Open terminal' }).click();
+  await expandTerminal(page);
   let last = '';
   try {
     await waitFor(async () => /^Controller\b.*\bconnected\b/.test((last = await statusText(page).catch(() => ''))), 'the panel to connect as Controller', 20_000);

@@ -400,6 +400,52 @@ describe('<shared-terminal>', () => {
     deepEqual(generations, [1, 2]);
   });
 
+  it('a new generation shows the cursor\'s line, wherever the person had scrolled the panel', async () => {
+    const m = await mount({ rows: 40, cols: 80 });
+    m.el.style.setProperty('--shared-terminal-max-height', '200px');
+    await m.el.updateComplete;
+    const viewport = shadow(m.el, '.viewport');
+    // Output fills the screen; the person scrolls the panel down to the prompt on the last row.
+    m.server.output(Array.from({ length: 60 }, (_, i) => `line ${i}`).join('\r\n') + '\r\n$ ');
+    await parsedAll(m);
+    viewport.scrollTop = viewport.scrollHeight;
+    ok(viewport.scrollTop > 100, `the panel scrolls (${viewport.scrollTop})`);
+    const cursorLineVisible = () => {
+      const screen = shadow(m.el, '.xterm-screen').getBoundingClientRect();
+      const box = viewport.getBoundingClientRect();
+      const top = screen.top + (m.el.renderer!.buffer.active.cursorY * screen.height) / m.el.renderer!.rows;
+      return top >= box.top - 1 && top + screen.height / m.el.renderer!.rows <= box.bottom + 1;
+    };
+    m.server.resetGeneration();
+    await until(() => m.el.generation === 2, 'the next generation');
+    await until(() => m.el.renderer!.buffer.active.cursorX > 0, 'its prompt');
+    await nextFrames(2);
+    equal(m.el.renderer!.buffer.active.cursorY, 0, 'the new shell starts at the top');
+    ok(cursorLineVisible(), `the cursor's line is in view (panel scrolled ${viewport.scrollTop} px)`);
+  });
+
+  it('Fit width in the settings menu picks the largest font at which every column fits the panel', async () => {
+    const m = await mount({ rows: 10, cols: 160 }, { 'font-size': '13' });
+    m.el.style.width = '1000px';
+    await m.el.updateComplete;
+    const viewport = shadow(m.el, '.viewport');
+    const screenWidth = () => shadow(m.el, '.xterm-screen').getBoundingClientRect().width;
+    ok(viewport.scrollWidth > viewport.clientWidth, 'at 13 px the 160 columns are wider than the panel');
+    shadow(m.el, '.settings').click();
+    await m.el.updateComplete;
+    shadow(m.el, '.fit-width').click();
+    await until(() => m.events.some((e) => e.type === 'shared-terminal-font-size'), 'the new font size');
+    const fitted = m.el.fontSize;
+    ok(fitted < 13 && fitted >= 8, `font size ${fitted}`);
+    await nextFrames(2);
+    ok(screenWidth() <= viewport.clientWidth, `the screen (${screenWidth()} px) fits the panel (${viewport.clientWidth} px)`);
+    equal(m.el.renderer!.cols, 160, 'the PTY keeps its columns');
+    m.el.fontSize = fitted + 1;
+    await m.el.updateComplete;
+    await nextFrames(2);
+    ok(screenWidth() > viewport.clientWidth - 8, 'one size larger would not fit: the largest size was chosen');
+  });
+
   it('collapse and expand keep the socket; a collapsed element connects only when first expanded', async () => {
     const m = await mount({ mode: 'shell' });
     m.server.output('kept\r\n');

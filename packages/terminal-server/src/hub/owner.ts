@@ -57,6 +57,11 @@ export interface HumanSettled {
   generation: number;
   waitReason: WaitReason | 'failed';
   exitCode: number | undefined;
+  /**
+   * What the person's input first went to: the shell at its prompt, or a program that was in front (one
+   * waiting for input after the model's send returned, or the model's send taken over).
+   */
+  began: 'prompt' | 'program';
 }
 
 export interface OwnerEvents {
@@ -445,10 +450,15 @@ export class OwnerTerminal extends EventEmitter<OwnerEvents> {
     this.checkHumanBytes(firstInput, 0);
     const generation = await this.ensure();
     if (generation.status.kind !== 'running') throw new QueueError('exited', QUEUE_MESSAGES.exited);
+    // Who is in front before the first key lands: a program still waiting since the model's send returned
+    // (stdin_read), or whatever the kernel says holds the terminal.
+    const waiting = this.currentInputWait !== null;
+    const front = generation.foregroundGroup();
+    const began = front.then((group): HumanSettled['began'] => (waiting || (group !== undefined && group !== generation.pid) ? 'program' : 'prompt'));
     const lease = this.queue.beginHuman();
     const context: OperationContext = { input: firstInput, humanBytes: utf8Length(firstInput) };
     this.contexts.set(lease.id, context);
-    return this.humanSession(lease, context);
+    return this.humanSession(lease, context, began);
   }
 
   /** Hand the running model send `id` to the human in place. */
@@ -458,7 +468,7 @@ export class OwnerTerminal extends EventEmitter<OwnerEvents> {
     context.humanBytes = 0;
     context.input = undefined;
     this.contexts.set(id, context);
-    return this.humanSession(lease, context);
+    return this.humanSession(lease, context, Promise.resolve('program'));
   }
 
   private checkHumanBytes(text: string, used: number): void {
@@ -471,13 +481,14 @@ export class OwnerTerminal extends EventEmitter<OwnerEvents> {
     }
   }
 
-  private humanSession(lease: HumanLease, context: OperationContext): HumanSession {
+  private humanSession(lease: HumanLease, context: OperationContext, began: Promise<HumanSettled['began']>): HumanSession {
     const generation = this.current;
     let reported = false;
-    const report = (waitReason: WaitReason | 'failed', exitCode: number | undefined) => {
+    const report = async (waitReason: WaitReason | 'failed', exitCode: number | undefined) => {
       if (reported) return;
       reported = true;
       this.contexts.delete(lease.id);
+      const first = await began.catch((): HumanSettled['began'] => 'prompt');
       this.emit('human-settled', {
         ownerId: this.ownerId,
         leaseId: lease.id,
@@ -485,6 +496,7 @@ export class OwnerTerminal extends EventEmitter<OwnerEvents> {
         generation: generation?.generation ?? this.generationNumber,
         waitReason,
         exitCode,
+        began: first,
       });
     };
     lease.result.then(

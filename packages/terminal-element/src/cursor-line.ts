@@ -1,0 +1,31 @@
+import type { Terminal } from '@xterm/xterm';
+
+/**
+ * Bring the cursor's line into view in the element's scroll container.
+ *
+ * The renderer is as tall as the PTY's rows, and the container around it (`part="viewport"`) is capped
+ * by `--shared-terminal-max-height`, so it scrolls. Its scroll position survives a new renderer: after a
+ * flood the person scrolls down to the prompt at the bottom, a reset starts a shell at the top, and the
+ * new shell's lines sat above the visible part, which looked blank. After a new generation, a full
+ * snapshot and the person's own keys, the cursor's line is scrolled into view (the least scroll that
+ * shows it), inside xterm.js's own scrollback too (unless told to keep a person reading history there).
+ */
+export function revealCursorLine(container: HTMLElement, term: Terminal, options: { keepScrollback?: boolean } = {}): void {
+  const buffer = term.buffer.active;
+  if (buffer.viewportY !== buffer.baseY) {
+    // The person reads history in xterm.js's scrollback: leave both where they are.
+    if (options.keepScrollback) return;
+    term.scrollToBottom();
+  }
+  const screen = term.element?.querySelector<HTMLElement>('.xterm-screen');
+  if (!screen || term.rows <= 0) return;
+  const screenBox = screen.getBoundingClientRect();
+  const rowHeight = screenBox.height / term.rows;
+  if (!(rowHeight > 0)) return;
+  const containerBox = container.getBoundingClientRect();
+  // The line's place in the container's scrolled content.
+  const top = screenBox.top - containerBox.top - container.clientTop + container.scrollTop + buffer.cursorY * rowHeight;
+  const bottom = top + rowHeight;
+  if (top < container.scrollTop) container.scrollTop = Math.max(0, Math.floor(top));
+  else if (bottom > container.scrollTop + container.clientHeight) container.scrollTop = Math.ceil(bottom - container.clientHeight);
+}
