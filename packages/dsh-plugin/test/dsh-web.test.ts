@@ -39,13 +39,14 @@ const SLEEP = (n: number) => `${1000 + (process.pid % 5000)}.${n}`;
 const SANDBOX_PROBE = join(homedir(), `.dsh-it-sandbox-probe-${NONCE}`);
 
 /**
- * The two-prompt program. The second form reads /dev/tty on fd 3, which DSH's inspector (it looks at fd 0
- * only) cannot see, so the model's send keeps running until the person takes it over. It prints its own
- * prompts: under Landlock (ABI 5) ioctl on a terminal opened inside the sandbox is refused, so `read -p`
- * would not think fd 3 is a terminal and would print no prompt.
+ * The two-prompt program. The second form never sleeps in a read: it sleeps, and looks with `read -t 0`
+ * (a poll that returns at once) whether a line came, so no inspector can see it wait and the model's send
+ * keeps running until the person takes it over. It prints its own prompts: under Landlock (ABI 5) ioctl on
+ * a terminal opened inside the sandbox is refused, so `read -p` might print none.
  */
 const TWO_PROMPTS_STDIN = `read -p 'first? ' a; read -p 'second? ' b; echo "answers: $a|$b"`;
-const TWO_PROMPTS_FD3 = `( exec 3</dev/tty; printf 'first? '; read -u 3 a; printf 'second? '; read -u 3 b; echo "answers: $a|$b" )`;
+const UNSEEN_LINE = (name: string) => `until read -t 0; do sleep 0.05; done; read ${name}`;
+const TWO_PROMPTS_UNSEEN = `( printf 'first? '; ${UNSEEN_LINE('a')}; printf 'second? '; ${UNSEEN_LINE('b')}; echo "answers: $a|$b" )`;
 
 const SCENARIOS: Record<string, ScriptStep[]> = {
   hello: [{ text: 'Hi.' }],
@@ -56,7 +57,7 @@ const SCENARIOS: Record<string, ScriptStep[]> = {
     { text: 'Thanks, I have your answers.' },
   ],
   'two prompts taken over': [
-    { tool: 'shared_terminal_send', args: { text: TWO_PROMPTS_FD3 } },
+    { tool: 'shared_terminal_send', args: { text: TWO_PROMPTS_UNSEEN } },
     { text: 'You have the terminal now.' },
     { tool: 'shared_terminal_read', args: {} },
     { text: 'Thanks, I have your answers.' },
@@ -278,7 +279,7 @@ describe('dsh-interactive-terminal in DSH Web 0.1.0-rc.8 (installed from the pac
     await startConversation(page, scenario, { newSession: true });
     await openTerminal(page);
     await waitForScreen(page, /first\?$/m, 'the first prompt');
-    assert.equal(toolResults(web, scenario).length, 0, 'the send is still running (the fd-3 reader is invisible to DSH)');
+    assert.equal(toolResults(web, scenario).length, 0, 'the send is still running (the reader never sleeps in a read: no inspector sees it)');
     const takeover = dock(page).getByRole('button', { name: 'Take over input' });
     await waitFor(() => takeover.isEnabled(), 'Take over input to be offered');
     await takeover.click();

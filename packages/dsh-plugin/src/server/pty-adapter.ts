@@ -15,14 +15,20 @@
  * - processes that escaped DSH's tree walk: the shell carries a process-tree mark in its environment, and
  *   after DSH's terminate every process still marked is ended too (`setsid cmd &` at the prompt leaves both
  *   the tree and the session once setsid's parent exits; see the engine's pty/process-tree.ts).
- * rc.8's handle has no resize and reports no input-call detail; on Linux it does see input waits.
+ * - on Linux, the engine's own inspector (who waits on the terminal, read from /proc without blocking DSH's
+ *   event loop): rc.8's inspector sees only a plain read on fd 0, so relays, readers outside the job and
+ *   the shell's own waits would go unseen; rc.8's stays the fallback where /proc cannot be read.
+ * rc.8's handle has no resize.
  */
+import { promises as fs } from 'node:fs';
 import {
   endProcessTree,
   ForegroundSignalError,
+  LinuxInspector,
   newProcessTreeMark,
   PROCESS_TREE_VARIABLE,
   type ForegroundSignal,
+  type InspectForegroundOptions,
   type PtyHandle,
   type PtyProvider,
   type PtySpawnSpec,
@@ -50,6 +56,8 @@ class DshPtyHandle implements PtyHandle {
   private readonly handle: SubprocessTerminalHandle;
   private readonly treeMark: string;
   private readonly graceMs: number;
+  /** The engine's inspector once the terminal's path is known; null where it cannot be used. */
+  private inspector: LinuxInspector | null | undefined;
 
   constructor(handle: SubprocessTerminalHandle, treeMark: string, graceMs: number) {
     this.handle = handle;
@@ -72,10 +80,25 @@ class DshPtyHandle implements PtyHandle {
     return Promise.resolve(this.handle.write(data));
   }
 
-  async inspectForeground(): ReturnType<PtyHandle['inspectForeground']> {
+  async inspectForeground(options?: InspectForegroundOptions): ReturnType<PtyHandle['inspectForeground']> {
+    const linux = await this.linuxInspector();
+    if (linux) return linux.inspect({ ...options, treeMark: { name: PROCESS_TREE_VARIABLE, value: this.treeMark } });
     const info = await this.handle.inspectForeground();
     if (!info) return undefined;
     return { processGroupId: info.processGroupId, inputWaiting: info.inputWaiting };
+  }
+
+  /** The shell's terminal is its stdin (DSH starts it on the PTY's slave). */
+  private async linuxInspector(): Promise<LinuxInspector | undefined> {
+    if (process.platform !== 'linux' || this.inspector === null) return undefined;
+    if (this.inspector) return this.inspector;
+    try {
+      const pts = await fs.readlink(`/proc/${this.pid}/fd/0`);
+      this.inspector = pts.startsWith('/dev/pts/') ? new LinuxInspector(this.pid, pts) : null;
+    } catch {
+      this.inspector = null;
+    }
+    return this.inspector ?? undefined;
   }
 
   async signalForeground(signal: ForegroundSignal): Promise<number> {

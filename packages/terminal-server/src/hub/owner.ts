@@ -94,10 +94,12 @@ export class TerminalError extends CodedError {
 }
 
 /** After an interrupt, how long and how often new program groups in front are interrupted too, and at
- *  most how many (see followInterrupt). */
-const INTERRUPT_FOLLOW_MS = 2000;
+ *  most how many (see followInterrupt). On a starved CPU a loop's children spend most of their life
+ *  between fork and exec, where SIGINT is lost, so the follow lasts as long as a recovery may (the
+ *  default interruptTimeoutMs), a new group at most every poll. */
+const INTERRUPT_FOLLOW_MS = 5000;
 const INTERRUPT_FOLLOW_POLL_MS = 50;
-const INTERRUPT_FOLLOW_MAX = 10;
+const INTERRUPT_FOLLOW_MAX = 100;
 
 /** What an operation's grant needs and what it leaves for the result. */
 interface OperationContext {

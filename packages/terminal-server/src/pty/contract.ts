@@ -26,6 +26,13 @@ export interface PtySpawnSpec {
 /** How the waiting process asks for input. */
 export type InputCall = 'read' | 'poll';
 
+export interface InspectForegroundOptions {
+  /** Read the terminal's flags (a process spawn) when a wait is found; default true. */
+  terminalFlags?: boolean;
+  /** Look for a reader at all; false asks only who is in front (cheap: one /proc read). Default true. */
+  readers?: boolean;
+}
+
 export interface ForegroundInfo {
   /** The foreground process group of the terminal. Equal to the shell pid when the shell is in front. */
   processGroupId: number;
@@ -92,7 +99,7 @@ export interface PtyHandle {
   write(data: string): void | Promise<void>;
   /** undefined when nothing can be inspected (the process is gone). `terminalFlags: false` skips reading
    *  the terminal flags (which costs a process spawn on Linux) when only the wait itself matters. */
-  inspectForeground(options?: { terminalFlags?: boolean }): Promise<ForegroundInfo | undefined>;
+  inspectForeground(options?: InspectForegroundOptions): Promise<ForegroundInfo | undefined>;
   /** Re-inspects the foreground, signals that group and returns its id. Refuses SIGKILL to the shell itself. */
   signalForeground(signal: ForegroundSignal): Promise<number>;
   /** Ends the whole process tree (polite signals, then SIGKILL after graceMs) and resolves when it is gone. */

@@ -66,6 +66,8 @@ const HOLDER_SCAN_TTL_MS = 500;
 
 export interface InspectOptions {
   terminalFlags?: boolean;
+  /** false: who is in front only, no reader search. */
+  readers?: boolean;
   /** The environment mark every process of this terminal inherits (finds tmux's and screen's servers). */
   treeMark?: { name: string; value: string };
 }
@@ -87,6 +89,7 @@ export class LinuxInspector {
     if (!shell || shell.state === 'Z') return undefined;
     const pgid = shell.tpgid;
     if (!(pgid > 0)) return undefined;
+    if (options.readers === false) return { processGroupId: pgid, inputWaiting: false };
     const members = pgid === this.shellPid ? [shell] : await this.groupMembers(pgid);
     const leader = members.find((s) => s.pid === pgid) ?? members[0];
     const info: ForegroundInfo = { processGroupId: pgid, inputWaiting: false };

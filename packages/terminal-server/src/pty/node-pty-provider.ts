@@ -8,6 +8,7 @@ import * as nodePty from 'node-pty';
 import {
   type ForegroundInfo,
   type ForegroundSignal,
+  type InspectForegroundOptions,
   type PtyExit,
   type PtyHandle,
   type PtyProvider,
@@ -66,7 +67,7 @@ class NodePtyHandle implements PtyHandle {
     this.pty.write(data);
   }
 
-  inspectForeground(options?: { terminalFlags?: boolean }): Promise<ForegroundInfo | undefined> {
+  inspectForeground(options?: InspectForegroundOptions): Promise<ForegroundInfo | undefined> {
     if (this.exited) return Promise.resolve(undefined);
     if (process.platform === 'linux') {
       this.inspector ??= new LinuxInspector(this.pid, this.ptsPath);

@@ -660,7 +660,7 @@ export class TerminalGeneration extends EventEmitter<GenerationEvents> {
   /** The process group in front of the terminal now (an inspection without the terminal flags, which
    *  would cost a process spawn). */
   async foregroundGroup(): Promise<number | undefined> {
-    return (await this.handle.inspectForeground({ terminalFlags: false }).catch(() => undefined))?.processGroupId;
+    return (await this.handle.inspectForeground({ terminalFlags: false, readers: false }).catch(() => undefined))?.processGroupId;
   }
 
   signalForeground(signal: ForegroundSignal): Promise<number> {
