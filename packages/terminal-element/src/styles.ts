@@ -30,6 +30,23 @@ export const panelStyles = css`
     font-family: var(--st-ui-font);
     font-size: 13px;
     color-scheme: light;
+    /* Text properties a host page passes down (a template's "#root { text-align: center }" centred every
+       row): the terminal lays out its own text, so each is reset here, where inheritance enters. */
+    text-align: start;
+    text-indent: 0;
+    text-transform: none;
+    letter-spacing: normal;
+    word-spacing: normal;
+    line-height: normal;
+    white-space: normal;
+    direction: ltr;
+    writing-mode: horizontal-tb;
+    word-break: normal;
+    overflow-wrap: normal;
+    text-shadow: none;
+    font-style: normal;
+    font-weight: normal;
+    font-variant: normal;
   }
   :host([theme='dark']) {
     --st-bg: var(--shared-terminal-background, #0d1117);
