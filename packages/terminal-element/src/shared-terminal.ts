@@ -1,3 +1,68 @@
+// <shared-terminal>: the element (its documentation, which the Custom Elements Manifest is made from, is on the class).
+import { LitElement, html, nothing, type PropertyValues, type TemplateResult } from 'lit';
+import { Terminal, type ITheme } from '@xterm/xterm';
+import { Unicode11Addon } from '@xterm/addon-unicode11';
+import type { Connector, OutputFrame, SnapshotFrame, StatusFrame } from '@shared-terminal/server/protocol';
+import { TerminalConnection, type ConnectionState, type LeaseView, type SocketFactory, type ViewNotice, type ViewNoticeCode } from './connection.ts';
+import { messagesFor, resolveLocale, type Messages } from './i18n.ts';
+import { isFocusReport, silenceQueryReplies } from './query-replies.ts';
+import { skipEmptySelectionRedraws } from './selection-redraws.ts';
+import { FloodScreen } from './flood-screen.ts';
+import { panelStyles, xtermStyles } from './styles.ts';
+import type { SharedTerminalEventDetails } from './events.ts';
+
+export const MIN_FONT_SIZE = 8;
+export const MAX_FONT_SIZE = 32;
+export const DEFAULT_FONT_SIZE = 13;
+const MAX_NOTICES = 4;
+/**
+ * While a flood goes on (two catch-ups within this time), output this soon after the last catch-up stays
+ * on the flood canvas. In a flood the server sends plain output between catch-ups whenever a little came
+ * in one cycle; giving the screen back to xterm's rows for it rebuilds every row (30–50 ms on our
+ * machines), and the next catch-up takes the canvas again. This long after the last catch-up the rows
+ * come back even if nothing else arrives. A single screen without history (a reconnect's) is no flood.
+ */
+const FLOOD_LINGER_MS = 500;
+const ERROR_NOTICES: ReadonlySet<ViewNoticeCode> = new Set(['protocol-error', 'disposed', 'blocked', 'exited', 'operation-failed', 'connect-failed']);
+/** Notices that describe a passing condition: they go away once the view is connected again. */
+const TRANSIENT_NOTICES: ReadonlySet<ViewNoticeCode> = new Set(['reconnecting', 'connect-failed', 'not-connected', 'protocol-error', 'disposed']);
+
+/** Detail of `shared-terminal-screen`: a snapshot was parsed and is on screen. */
+export interface ScreenEventDetail {
+  generation: number;
+  /** The last output the screen includes. */
+  sequence: number;
+  /** History rows that came with it. */
+  historyLines: number;
+  /** Older history was left out: evicted by the server's limits, or still coming (a reconnect's first
+   *  screen carries the newest rows; the full history follows in a moment). */
+  truncated: boolean;
+}
+
+export interface StatusEventDetail extends Omit<StatusFrame, 'v' | 'type'> {
+  /** A model operation waits behind the person who holds input. */
+  modelWaiting: boolean;
+}
+export interface NoticeEventDetail {
+  code: ViewNoticeCode;
+  message: string;
+}
+interface ShownNotice {
+  id: number;
+  code: ViewNoticeCode;
+  detail: string | null;
+}
+
+/** Notices whose way out is Reconnect: they carry the button. */
+const RECONNECT_NOTICES: ReadonlySet<ViewNoticeCode> = new Set(['protocol-error', 'controller-available', 'connect-failed']);
+
+let nextNoticeId = 1;
+
+/** Run `task` once the next frame is drawn (after its rendering callbacks, style, layout and paint). */
+function afterNextFrame(task: () => void): void {
+  requestAnimationFrame(() => setTimeout(task, 0));
+}
+
 /**
  * @tag shared-terminal
  * @summary A persistent terminal that a person shares with an AI agent: xterm.js at the server's fixed size,
@@ -66,69 +131,6 @@
  * @cssproperty --shared-terminal-radius - Card corner radius.
  * @cssproperty --shared-terminal-max-height - Largest height of the terminal area before it scrolls.
  */
-import { LitElement, html, nothing, type PropertyValues, type TemplateResult } from 'lit';
-import { Terminal, type ITheme } from '@xterm/xterm';
-import { Unicode11Addon } from '@xterm/addon-unicode11';
-import type { Connector, OutputFrame, SnapshotFrame, StatusFrame } from '@shared-terminal/server/protocol';
-import { TerminalConnection, type ConnectionState, type LeaseView, type SocketFactory, type ViewNotice, type ViewNoticeCode } from './connection.ts';
-import { messagesFor, resolveLocale, type Messages } from './i18n.ts';
-import { isFocusReport, silenceQueryReplies } from './query-replies.ts';
-import { skipEmptySelectionRedraws } from './selection-redraws.ts';
-import { FloodScreen } from './flood-screen.ts';
-import { panelStyles, xtermStyles } from './styles.ts';
-
-export const MIN_FONT_SIZE = 8;
-export const MAX_FONT_SIZE = 32;
-export const DEFAULT_FONT_SIZE = 13;
-const MAX_NOTICES = 4;
-/**
- * While a flood goes on (two catch-ups within this time), output this soon after the last catch-up stays
- * on the flood canvas. In a flood the server sends plain output between catch-ups whenever a little came
- * in one cycle; giving the screen back to xterm's rows for it rebuilds every row (30–50 ms on our
- * machines), and the next catch-up takes the canvas again. This long after the last catch-up the rows
- * come back even if nothing else arrives. A single screen without history (a reconnect's) is no flood.
- */
-const FLOOD_LINGER_MS = 500;
-const ERROR_NOTICES: ReadonlySet<ViewNoticeCode> = new Set(['protocol-error', 'disposed', 'blocked', 'exited', 'operation-failed', 'connect-failed']);
-/** Notices that describe a passing condition: they go away once the view is connected again. */
-const TRANSIENT_NOTICES: ReadonlySet<ViewNoticeCode> = new Set(['reconnecting', 'connect-failed', 'not-connected', 'protocol-error', 'disposed']);
-
-/** Detail of `shared-terminal-screen`: a snapshot was parsed and is on screen. */
-export interface ScreenEventDetail {
-  generation: number;
-  /** The last output the screen includes. */
-  sequence: number;
-  /** History rows that came with it. */
-  historyLines: number;
-  /** Older history was left out: evicted by the server's limits, or still coming (a reconnect's first
-   *  screen carries the newest rows; the full history follows in a moment). */
-  truncated: boolean;
-}
-
-export interface StatusEventDetail extends Omit<StatusFrame, 'v' | 'type'> {
-  /** A model operation waits behind the person who holds input. */
-  modelWaiting: boolean;
-}
-export interface NoticeEventDetail {
-  code: ViewNoticeCode;
-  message: string;
-}
-interface ShownNotice {
-  id: number;
-  code: ViewNoticeCode;
-  detail: string | null;
-}
-
-/** Notices whose way out is Reconnect: they carry the button. */
-const RECONNECT_NOTICES: ReadonlySet<ViewNoticeCode> = new Set(['protocol-error', 'controller-available', 'connect-failed']);
-
-let nextNoticeId = 1;
-
-/** Run `task` once the next frame is drawn (after its rendering callbacks, style, layout and paint). */
-function afterNextFrame(task: () => void): void {
-  requestAnimationFrame(() => setTimeout(task, 0));
-}
-
 export class SharedTerminalElement extends LitElement {
   static override styles = [xtermStyles, panelStyles];
 
@@ -622,7 +624,7 @@ export class SharedTerminalElement extends LitElement {
     return messagesFor(resolveLocale(this.lang || inherited));
   }
 
-  private fire(type: string, detail: unknown): void {
+  private fire<K extends keyof SharedTerminalEventDetails>(type: K, detail: SharedTerminalEventDetails[K]): void {
     this.dispatchEvent(new CustomEvent(type, { detail, bubbles: true, composed: true }));
   }
 
