@@ -56,7 +56,7 @@ describe('access', () => {
     assert.ok(!setCookie.includes(cli.token), 'the cookie does not hold the token itself');
     const page = await rawRequest(cli.port, { path: '/agents/x1', headers: { Host: host(), Cookie: cookie } });
     assert.equal(page.status, 200);
-    assert.match(page.body, /<shared-terminal id="terminal">/);
+    assert.match(page.body, /<shared-terminal id="terminal" theme="auto">/, "the page's terminal follows the system colour scheme");
     assert.match(String(page.headers['content-security-policy']), /script-src 'self'/);
   });
 

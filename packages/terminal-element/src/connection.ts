@@ -74,7 +74,8 @@ export type LocalNoticeCode =
   | 'disposed' // the terminal is gone for good
   | 'connect-failed' // the host's connector failed
   | 'not-connected' // typing while there is no connection
-  | 'readonly'; // typing or acting in a read-only view
+  | 'readonly' // typing or acting in a read-only view
+  | 'clipboard-denied'; // the browser refused the clipboard to the context menu's Copy or Paste
 export type ViewNoticeCode = NoticeCode | LocalNoticeCode;
 
 export interface ViewNotice {
