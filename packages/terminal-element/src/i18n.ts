@@ -73,6 +73,7 @@ const enNotices = {
   'connect-failed': 'Could not get a connection from the page.',
   'not-connected': 'Not connected: that key was not sent.',
   readonly: 'This view is read only.',
+  refused: 'The server refused this page.',
   'clipboard-denied': 'The browser did not let the page use the clipboard: copy with Ctrl+Shift+C and paste with Ctrl+Shift+V (⌘C and ⌘V on macOS).',
 };
 
@@ -155,6 +156,7 @@ const zhNotices = {
   'connect-failed': '页面无法提供连接。',
   'not-connected': '未连接：该按键未发送。',
   readonly: '此视图为只读。',
+  refused: '服务器拒绝了此页面。',
   'clipboard-denied': '浏览器不允许页面使用剪贴板：请用 Ctrl+Shift+C 复制、Ctrl+Shift+V 粘贴（macOS 上为 ⌘C 和 ⌘V）。',
 };
 

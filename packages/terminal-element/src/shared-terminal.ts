@@ -4,7 +4,7 @@ import { Terminal, type ITheme } from '@xterm/xterm';
 import { Unicode11Addon } from '@xterm/addon-unicode11';
 import { WebLinksAddon } from '@xterm/addon-web-links';
 import { SearchAddon, type ISearchOptions } from '@xterm/addon-search';
-import type { Connector, OutputFrame, SnapshotFrame, StatusFrame } from '@shared-terminal/server/protocol';
+import { CloseCode, type Connector, type OutputFrame, type SnapshotFrame, type StatusFrame } from '@shared-terminal/server/protocol';
 import { TerminalConnection, type ConnectionState, type LeaseView, type SocketFactory, type ViewNotice, type ViewNoticeCode } from './connection.ts';
 import { messagesFor, resolveLocale, type Messages } from './i18n.ts';
 import { isFocusReport, silenceQueryReplies } from './query-replies.ts';
@@ -26,7 +26,7 @@ const MAX_NOTICES = 4;
  * come back even if nothing else arrives. A single screen without history (a reconnect's) is no flood.
  */
 const FLOOD_LINGER_MS = 500;
-const ERROR_NOTICES: ReadonlySet<ViewNoticeCode> = new Set(['protocol-error', 'disposed', 'blocked', 'exited', 'operation-failed', 'connect-failed']);
+const ERROR_NOTICES: ReadonlySet<ViewNoticeCode> = new Set(['protocol-error', 'disposed', 'blocked', 'exited', 'operation-failed', 'connect-failed', 'refused']);
 /** Notices that describe a passing condition: they go away once the view is connected again. */
 const TRANSIENT_NOTICES: ReadonlySet<ViewNoticeCode> = new Set(['reconnecting', 'connect-failed', 'not-connected', 'protocol-error', 'disposed']);
 
@@ -78,7 +78,7 @@ const SEARCH_COLOURS = {
 };
 
 /** Notices whose way out is Reconnect: they carry the button. */
-const RECONNECT_NOTICES: ReadonlySet<ViewNoticeCode> = new Set(['protocol-error', 'controller-available', 'connect-failed']);
+const RECONNECT_NOTICES: ReadonlySet<ViewNoticeCode> = new Set(['protocol-error', 'controller-available', 'connect-failed', 'refused']);
 
 let nextNoticeId = 1;
 
@@ -367,6 +367,12 @@ export class SharedTerminalElement extends LitElement {
         this.retryInMs = event.retryInMs;
         if (event.state === 'connected') this.notices = this.notices.filter((n) => !TRANSIENT_NOTICES.has(n.code));
         if (event.state === 'disposed') this.disposeRenderer();
+        if (event.state === 'failed' && event.closeCode === CloseCode.refused) {
+          // Refused before any role: show none (the status line said Controller while it retried).
+          this.role = null;
+          this.roleReason = null;
+          this.status = null;
+        }
         this.fire('shared-terminal-connection', event);
       }),
       connection.on('snapshot', (frame) => this.applySnapshot(frame)),
@@ -697,7 +703,7 @@ export class SharedTerminalElement extends LitElement {
 
   private noticeText(notice: ShownNotice): string {
     const text = (this.t.notice[notice.code] as string | undefined) ?? notice.detail ?? notice.code;
-    return notice.code === 'connect-failed' && notice.detail ? `${text} (${notice.detail})` : text;
+    return (notice.code === 'connect-failed' || notice.code === 'refused') && notice.detail ? `${text} (${notice.detail})` : text;
   }
 
   private dismiss(id: number): void {
@@ -1029,6 +1035,8 @@ export class SharedTerminalElement extends LitElement {
   private renderStatus(t: Messages): TemplateResult {
     const s = this.status;
     const readonly = this.role === 'readonly' || (this.role === null && this.readonlyView);
+    // The role word only once the server gave one (or the view asked to be read only): never a role it lacks.
+    const showRole = this.role !== null || this.readonlyView;
     const reason = readonly ? (this.isTouch() && this.roleReason !== 'controller-busy' && this.roleReason !== 'invalid-resume' ? t.roleReason.touch : this.roleReason ? t.roleReason[this.roleReason as keyof Messages['roleReason']] : undefined) : undefined;
     const mine = this.lease.state === 'granted';
     const retry = this.connectionState === 'reconnecting' && this.retryInMs ? ` (${t.retryIn(Math.ceil(this.retryInMs / 1000))})` : '';
@@ -1045,8 +1053,12 @@ export class SharedTerminalElement extends LitElement {
     }
     if (this.lease.state !== 'none' && !mine) segments.push(html`<span class="lease">${t.lease[this.lease.state]}</span>`);
     // Separators are text with spaces around them, so the line reads (and copies) as "Controller | connected | ...".
-    return html`<div part="status" class="status" role="status" aria-live="polite"><span part="role" class="role">${readonly ? t.readOnly : t.controller}</span
-      >${reason ? html` <span class="reason">(${reason})</span>` : nothing}${segments.map((segment) => html`<span class="sep"> | </span>${segment}`)}</div>`;
+    const role = showRole
+      ? html`<span part="role" class="role">${readonly ? t.readOnly : t.controller}</span>${reason ? html` <span class="reason">(${reason})</span>` : nothing}`
+      : nothing;
+    return html`<div part="status" class="status" role="status" aria-live="polite">${role}${segments.map(
+      (segment, i) => html`${i > 0 || showRole ? html`<span class="sep"> | </span>` : nothing}${segment}`,
+    )}</div>`;
   }
 
   private renderMenu(t: Messages, canReset: boolean): TemplateResult {

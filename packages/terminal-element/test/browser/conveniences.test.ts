@@ -146,3 +146,32 @@ describe('terminal conveniences', () => {
     await until(() => m.el.renderer!.options.theme!.background === '#ffffff', 'and light again');
   });
 });
+
+describe('a page the server refuses', () => {
+  it('says it was refused and why, shows no role, and does not retry', async () => {
+    const reason = 'origin http://127.0.0.1:5174 is not allowed: start the server with --allow-origin http://127.0.0.1:5174';
+    let sockets = 0;
+    const el = document.createElement('shared-terminal');
+    el.touchDevice = false;
+    // What a browser sees of the standalone server's refusal: a socket that closes with 4005 and the reason.
+    el.socketFactory = () => {
+      sockets += 1;
+      const socket = { onopen: null, onmessage: null, onerror: null, onclose: null as ((e: { code: number; reason: string }) => void) | null, send() {}, close() {} };
+      setTimeout(() => socket.onclose?.({ code: 4005, reason }), 0);
+      return socket;
+    };
+    el.connector = async () => ({ url: 'ws://127.0.0.1:1/terminal', token: 'A'.repeat(43) });
+    document.body.append(el);
+    await until(() => el.connectionState === 'failed', 'the view gave up');
+    await el.updateComplete;
+    const notice = shadow(el, '[part="notice"]');
+    equal(notice.dataset['code'], 'refused');
+    ok(notice.textContent!.includes(`The server refused this page. (${reason})`), notice.textContent!);
+    ok(notice.querySelector('.notice-reconnect'), 'with a Reconnect button for after the server is fixed');
+    const status = shadow(el, '[part="status"]').textContent!.trim();
+    ok(!/Controller|Read only/.test(status), `no role word: ${status}`);
+    equal(el.shadowRoot!.querySelector('[part="notice"][data-code="reconnecting"]'), null, 'no "reconnecting"');
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    equal(sockets, 1, 'one attempt, no retries');
+  });
+});
