@@ -11,6 +11,7 @@ import { isFocusReport, silenceQueryReplies } from './query-replies.ts';
 import { skipEmptySelectionRedraws } from './selection-redraws.ts';
 import { FloodScreen } from './flood-screen.ts';
 import { panelStyles, xtermStyles } from './styles.ts';
+import { DARK_PALETTE, LIGHT_PALETTE } from './palette.ts';
 import type { SharedTerminalEventDetails } from './events.ts';
 import { isMac, shortcutFor } from './shortcuts.ts';
 
@@ -669,7 +670,10 @@ export class SharedTerminalElement extends LitElement {
   }
 
   private xtermTheme(): ITheme {
+    // The dark colours are in force for theme="dark", and for theme="auto" on a dark page (styles.ts).
+    const dark = getComputedStyle(this).colorScheme === 'dark';
     return {
+      ...(dark ? DARK_PALETTE : LIGHT_PALETTE),
       background: this.cssValue('--st-bg') || undefined,
       foreground: this.cssValue('--st-fg') || undefined,
       cursor: this.cssValue('--st-cursor') || undefined,
@@ -924,7 +928,7 @@ export class SharedTerminalElement extends LitElement {
   }
 
   private searchOptions(incremental: boolean): ISearchOptions {
-    const dark = this.theme === 'dark' || (this.theme === 'auto' && !!this.colorScheme?.matches);
+    const dark = getComputedStyle(this).colorScheme === 'dark';
     return { incremental, decorations: SEARCH_COLOURS[dark ? 'dark' : 'light'] };
   }
 
