@@ -51,6 +51,8 @@ export interface Messages {
   /** "3 of 12", or that nothing matched. */
   searchCount: (index: number, count: number) => string;
   searchNone: string;
+  /** More matches than are highlighted: no active one is counted. */
+  searchMany: (count: number) => string;
 }
 
 // A variable, not a literal: a code named here before the protocol has it is no error. A code this list
@@ -134,6 +136,7 @@ const en: Messages = {
   searchClose: 'Close search',
   searchCount: (index, count) => `${index} of ${count}`,
   searchNone: 'No results',
+  searchMany: (count) => `${count} matches`,
 };
 
 // A variable, not a literal: a code named here before the protocol has it is no error. A code this list
@@ -218,6 +221,7 @@ const zhCN: Messages = {
   searchClose: '关闭搜索',
   searchCount: (index, count) => `第 ${index} 个，共 ${count} 个`,
   searchNone: '无结果',
+  searchMany: (count) => `共 ${count} 个`,
 };
 
 /** `zh`, `zh-CN`, `zh-Hans`... get Chinese; everything else English. */

@@ -1121,7 +1121,8 @@ export class SharedTerminalElement extends LitElement {
 
   private renderSearch(t: Messages): TemplateResult {
     const result = this.searchResult;
-    const count = result === null ? '' : result.count === 0 ? t.searchNone : t.searchCount(Math.max(result.index + 1, 0), result.count);
+    const count =
+      result === null ? '' : result.count === 0 ? t.searchNone : result.index < 0 ? t.searchMany(result.count) : t.searchCount(result.index + 1, result.count);
     return html`<div part="search" class="search" role="search" aria-label=${t.search}>
       <input
         type="search"
