@@ -2,7 +2,7 @@
 // the analyzer from the element's doc header. It lists what the header documents, at the module a
 // consumer imports (dist/index.js): the attributes, events and parts there, and no internal state.
 /** Lit reactive state the element keeps for its own rendering (the documented read-outs stay). */
-const INTERNAL_STATE = new Set(['notices', 'menuOpen', 'confirmOpen', 'hasRenderer']);
+const INTERNAL_STATE = new Set(['notices', 'menuOpen', 'confirmOpen', 'hasRenderer', 'searchOpen', 'searchResult', 'contextMenuAt']);
 
 export default {
   globs: ['src/shared-terminal.ts'],
