@@ -48,10 +48,10 @@ export interface Messages {
   searchPrevious: string;
   searchNext: string;
   searchClose: string;
-  /** "3 of 12", or that nothing matched. */
-  searchCount: (index: number, count: number) => string;
+  /** "3 of 12"; `more`: the count stopped at the highlight limit ("3 of 1000+"). */
+  searchCount: (index: number, count: number, more: boolean) => string;
   searchNone: string;
-  /** More matches than are highlighted: no active one is counted. */
+  /** The active match lies past the highlight limit: only that there are more than `count`. */
   searchMany: (count: number) => string;
 }
 
@@ -134,9 +134,9 @@ const en: Messages = {
   searchPrevious: 'Previous match',
   searchNext: 'Next match',
   searchClose: 'Close search',
-  searchCount: (index, count) => `${index} of ${count}`,
+  searchCount: (index, count, more) => `${index} of ${count}${more ? '+' : ''}`,
   searchNone: 'No results',
-  searchMany: (count) => `${count} matches`,
+  searchMany: (count) => `${count}+ matches`,
 };
 
 // A variable, not a literal: a code named here before the protocol has it is no error. A code this list
@@ -219,9 +219,9 @@ const zhCN: Messages = {
   searchPrevious: '上一个匹配',
   searchNext: '下一个匹配',
   searchClose: '关闭搜索',
-  searchCount: (index, count) => `第 ${index} 个，共 ${count} 个`,
+  searchCount: (index, count, more) => `第 ${index} 个，共 ${count}${more ? '+' : ''} 个`,
   searchNone: '无结果',
-  searchMany: (count) => `共 ${count} 个`,
+  searchMany: (count) => `超过 ${count} 个`,
 };
 
 /** `zh`, `zh-CN`, `zh-Hans`... get Chinese; everything else English. */

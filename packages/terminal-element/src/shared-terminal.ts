@@ -72,6 +72,9 @@ function openLink(event: MouseEvent, uri: string): void {
   window.open(uri, '_blank', 'noopener,noreferrer');
 }
 
+/** Matches the scrollback search counts and highlights (a bound on the work of one keystroke). */
+const SEARCH_LIMIT = 1000;
+
 /** Match colours of the scrollback search (xterm.js takes #RRGGBB only), for light and dark screens. */
 const SEARCH_COLOURS = {
   light: { matchBackground: '#fff8c5', activeMatchBackground: '#ffd33d', matchOverviewRuler: '#d4a72c', activeMatchColorOverviewRuler: '#9a6700' },
@@ -477,7 +480,7 @@ export class SharedTerminalElement extends LitElement {
     silenceQueryReplies(term);
     // Links open in a new tab that cannot reach back into this page.
     term.loadAddon(new WebLinksAddon((event, uri) => openLink(event, uri)));
-    const search = new SearchAddon();
+    const search = new SearchAddon({ highlightLimit: SEARCH_LIMIT });
     term.loadAddon(search);
     this.searches.set(term, search);
     search.onDidChangeResults(({ resultIndex, resultCount }) => {
@@ -1121,8 +1124,10 @@ export class SharedTerminalElement extends LitElement {
 
   private renderSearch(t: Messages): TemplateResult {
     const result = this.searchResult;
+    // The addon counts (and highlights) at most SEARCH_LIMIT matches; past them the active one has no index.
+    const more = !!result && result.count >= SEARCH_LIMIT;
     const count =
-      result === null ? '' : result.count === 0 ? t.searchNone : result.index < 0 ? t.searchMany(result.count) : t.searchCount(result.index + 1, result.count);
+      result === null ? '' : result.count === 0 ? t.searchNone : result.index < 0 ? t.searchMany(result.count) : t.searchCount(result.index + 1, result.count, more);
     return html`<div part="search" class="search" role="search" aria-label=${t.search}>
       <input
         type="search"

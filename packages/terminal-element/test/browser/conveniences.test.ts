@@ -135,6 +135,21 @@ describe('terminal conveniences', () => {
     }
   });
 
+  it('a search with more matches than are highlighted says how many matched', async () => {
+    const m = await mount({ rows: 6, cols: 60 });
+    m.server.output(Array.from({ length: 600 }, () => 'needle needle').join('\r\n'));
+    await parsedAll(m);
+    m.el.focusTerminal();
+    await sendKeys({ press: 'Control+Shift+F' });
+    await m.el.updateComplete;
+    await sendKeys({ type: 'needle' });
+    const count = () => shadow(m.el, '.search-count').textContent?.trim() ?? '';
+    // 1,200 matches: the count stops at the highlight limit and says so.
+    await until(() => count() === '1 of 1000+', `the first of more than 1000 (${count()})`);
+    await sendKeys({ press: 'Shift+Enter' });
+    await until(() => count() === '1000+ matches', `the last match lies past the limit (${count()})`);
+  });
+
   it('theme="auto" follows the system colour scheme, in the panel and in the terminal', async () => {
     await emulateMedia({ colorScheme: 'light' });
     const m = await mount({}, { theme: 'auto' });
