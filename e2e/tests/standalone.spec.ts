@@ -260,14 +260,16 @@ test('8. without the token everything is refused; a cross-origin request with th
   const origin = { Host: `127.0.0.1:${cli.port}`, Origin: cli.base, 'Sec-WebSocket-Protocol': `shared-terminal.v1, token.${ticket.token}` };
   expect(await upgradeStatus(cli.port, origin)).toBe(401);
   await page.goto(foreignOrigin);
-  const opened = await page.evaluate(async (url) => {
+  // A page of another origin is refused in a close frame it can read (nothing else is sent to it).
+  const refusal = await page.evaluate(async (url) => {
     const socket = new WebSocket(url, ['shared-terminal.v1', `token.${'A'.repeat(43)}`]);
-    return new Promise<boolean>((resolve) => {
-      socket.onopen = () => resolve(true);
-      socket.onerror = () => resolve(false);
+    let messages = 0;
+    socket.onmessage = () => (messages += 1);
+    return new Promise<{ code: number; reason: string; messages: number }>((resolve) => {
+      socket.onclose = (event) => resolve({ code: event.code, reason: event.reason, messages });
     });
   }, `ws://127.0.0.1:${cli.port}/terminal`);
-  expect(opened).toBe(false);
+  expect(refusal).toEqual({ code: 4005, reason: `origin ${foreignOrigin} is not allowed: start the server with --allow-origin ${foreignOrigin}`, messages: 0 });
   await anonymous.close();
 
   // Signed in (the cookie), then a page of another origin on the same host calls the API.

@@ -60,6 +60,8 @@ export default {
     playwrightLauncher({
       product: 'chromium',
       launchOptions: chromiumLaunchOptions(),
+      // The clipboard tests read and write the clipboard as a page a person allowed to would.
+      createBrowserContext: ({ browser }) => browser.newContext({ permissions: ['clipboard-read', 'clipboard-write'] }),
     }),
   ],
   concurrency: 1,

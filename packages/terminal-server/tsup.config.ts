@@ -6,7 +6,7 @@ export default defineConfig({
   format: ['esm'],
   target: 'node20',
   platform: 'node',
-  dts: false,
+  dts: true, // built declarations for each entry: hosts never type-check our source
   sourcemap: true,
   clean: true,
   external: ['node-pty', '@xterm/headless', '@xterm/addon-serialize', 'ws'],

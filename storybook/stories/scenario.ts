@@ -13,7 +13,7 @@ export interface Scenario {
   collapsed?: boolean;
   fontSize?: number;
   lang?: string;
-  theme?: 'light' | 'dark';
+  theme?: 'light' | 'dark' | 'auto';
   touch?: boolean;
   script?: (server: ScriptedServer, el: SharedTerminalElement) => void | Promise<void>;
 }

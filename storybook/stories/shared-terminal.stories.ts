@@ -1,12 +1,24 @@
 import type { Meta, StoryObj } from '@storybook/web-components-vite';
-import { expect, waitFor } from 'storybook/test';
+import { expect, userEvent, waitFor } from 'storybook/test';
 import { PROMPT, SCREENS, part, renderScenario, serverOf, statusText, terminalIn, type Scenario } from './scenario.ts';
 
 type Story = StoryObj<Scenario>;
 
 const meta: Meta<Scenario> = {
   title: 'Shared terminal/<shared-terminal>',
+  component: 'shared-terminal',
   render: (args) => renderScenario(args),
+  // Controls for what a host sets; each change renders the story again on a fresh scripted server.
+  argTypes: {
+    theme: { control: 'inline-radio', options: ['light', 'dark', 'auto'], description: '`theme`: light, dark, or auto (follows the system)' },
+    fontSize: { control: { type: 'range', min: 8, max: 32, step: 1 }, description: '`font-size` in CSS px (never changes rows and columns)' },
+    readonly: { control: 'boolean', description: '`readonly`: ask for a read-only view' },
+    lang: { control: 'inline-radio', options: ['en', 'zh-CN'], description: '`lang`: English or Simplified Chinese' },
+    collapsed: { control: 'boolean' },
+    touch: { control: 'boolean', description: 'Pretend to be a touch device (read only)' },
+    server: { control: false, description: 'The scripted server behind the story' },
+    script: { control: false },
+  },
   args: { server: { mode: 'shell', rows: 12, cols: 100, prompt: PROMPT, screen: SCREENS.idle } },
 };
 export default meta;
@@ -146,6 +158,37 @@ export const Reconnecting: Story = {
     const el = terminalIn(canvasElement);
     await waitFor(() => expect(statusText(el)).toContain('reconnecting'));
     await expect(part(el, '[data-code="reconnecting"]').textContent).toContain('will not be repeated');
+  },
+};
+
+export const Refused: Story = {
+  args: { server: { neverOpen: true } },
+  play: async ({ canvasElement }) => {
+    const el = terminalIn(canvasElement);
+    // What the standalone server does for a page of an origin it was not told to allow.
+    await waitFor(() => expect(serverOf(el).socket).toBeTruthy());
+    serverOf(el).socket!.serverClose(4005, 'origin http://localhost:5174 is not allowed: start the server with --allow-origin http://localhost:5174');
+    await waitFor(() => expect(part(el, '[data-code="refused"]').textContent).toContain('The server refused this page.'));
+    await expect(statusText(el)).toBe('disconnected');
+  },
+};
+
+export const ScrollbackSearch: Story = {
+  args: {
+    script: (server) => {
+      server.output(['make', ...Array.from({ length: 30 }, (_, i) => `building step ${i}`), 'warning: unused variable', 'done', 'warning: deprecated call', ''].join('\r\n'));
+    },
+  },
+  play: async ({ canvasElement }) => {
+    const el = terminalIn(canvasElement);
+    await waitFor(() => expect(el.renderer?.buffer.active.length).toBeGreaterThan(30));
+    el.focusTerminal();
+    await userEvent.keyboard('{Control>}{Shift>}F{/Shift}{/Control}');
+    await waitFor(() => expect(part(el, '[part="search"]')).toBeTruthy());
+    await userEvent.type(part(el, '.search input'), 'warning');
+    await waitFor(() => expect(part(el, '.search-count').textContent).toBe('1 of 2'));
+    await userEvent.keyboard('{Enter}');
+    await waitFor(() => expect(part(el, '.search-count').textContent).toBe('2 of 2'));
   },
 };
 

@@ -53,6 +53,7 @@ async function startServer(options: HostOptions): Promise<StandaloneServer> {
       port: options.port,
       cwd: checkCwd(options.cwd),
       allowedHosts: options.allowedHosts,
+      allowedOrigins: options.allowedOrigins,
       createAttach: createEngineAttach,
       version: version(),
     });

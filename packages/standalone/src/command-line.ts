@@ -3,6 +3,7 @@
  * so that a typo is refused with the usage instead of silently running on a default.
  */
 import { parseArgs } from 'node:util';
+import { parseOrigin } from './cross-origin.ts';
 
 export const DEFAULT_HOST = '127.0.0.1';
 export const DEFAULT_PORT = 4317;
@@ -11,7 +12,7 @@ export const DEFAULT_MCP_AGENT = 'mcp';
 export const AGENT_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 
 export const USAGE = `Usage:
-  shared-terminal serve [--host 127.0.0.1] [--port 4317] [--config FILE.json] [--cwd DIR] [--allow-host NAME]...
+  shared-terminal serve [--host 127.0.0.1] [--port 4317] [--config FILE.json] [--cwd DIR] [--allow-host NAME]... [--allow-origin URL]...
   shared-terminal mcp [--agent ID] [--host 127.0.0.1] [--port 0] [--config FILE.json] [--cwd DIR] [--allow-host NAME]...
   shared-terminal --help | --version
 
@@ -26,6 +27,8 @@ Options:
   --config FILE.json  terminal settings, the same keys and rules as the DSH plugin's config
   --cwd DIR           working directory of the shells (default: the current directory)
   --allow-host NAME   also accept this Host name (e.g. a reverse proxy's name); repeatable
+  --allow-origin URL  (serve) let pages of this exact origin (http(s)://host[:port]) embed the terminal:
+                      they may get tickets from the token route and attach; repeatable
   --agent ID          (mcp) the agent id the tools act on, [A-Za-z0-9_-]{1,64}
 
 Environment:
@@ -45,6 +48,8 @@ export interface HostOptions {
   configPath: string | undefined;
   cwd: string;
   allowedHosts: string[];
+  /** Exact origins of pages that may embed the terminal (serve only). */
+  allowedOrigins: string[];
 }
 
 export type Command =
@@ -89,6 +94,7 @@ export function parseCommandLine(argv: readonly string[], cwd: string = process.
         config: { type: 'string' },
         cwd: { type: 'string' },
         'allow-host': { type: 'string', multiple: true },
+        ...(command === 'serve' ? { 'allow-origin': { type: 'string' as const, multiple: true as const } } : {}),
         ...(command === 'mcp' ? { agent: { type: 'string' } } : {}),
         help: { type: 'boolean', short: 'h' },
       },
@@ -101,12 +107,18 @@ export function parseCommandLine(argv: readonly string[], cwd: string = process.
   for (const name of allowedHosts) {
     if (!/^[A-Za-z0-9.-]{1,253}$/.test(name)) throw new UsageError(`--allow-host takes a host name without port; got ${JSON.stringify(name)}`);
   }
+  const allowedOrigins = ((values['allow-origin'] as string[] | undefined) ?? []).map((value) => {
+    const origin = parseOrigin(value);
+    if (!origin) throw new UsageError(`--allow-origin takes an exact origin such as http://localhost:5173 (scheme, host, port; no path); got ${JSON.stringify(value)}`);
+    return origin;
+  });
   const options: HostOptions = {
     host: parseHost(values['host'] as string | undefined),
     port: parsePort(values['port'] as string | undefined, command === 'serve' ? DEFAULT_PORT : 0),
     configPath: values['config'] as string | undefined,
     cwd: (values['cwd'] as string | undefined) ?? cwd,
     allowedHosts: allowedHosts.map((h) => h.toLowerCase()),
+    allowedOrigins,
   };
   if (command === 'serve') return { command, options };
   const agent = (values['agent'] as string | undefined) ?? DEFAULT_MCP_AGENT;

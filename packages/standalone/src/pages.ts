@@ -95,7 +95,7 @@ export function agentPage(id: string, elementScript: string | undefined): string
     `<header class="bar"><a href="/">shared-terminal</a><span>/</span><strong id="agent-name">${escapeHtml(id)}</strong><span id="view-mode" class="muted"></span></header>
 <main class="agent" data-agent="${escapeHtml(id)}" data-element="${escapeHtml(elementScript ?? '')}">
 ${missing}
-<shared-terminal id="terminal"></shared-terminal>
+<shared-terminal id="terminal" theme="auto"></shared-terminal>
 </main>`,
     'agent.js',
   );

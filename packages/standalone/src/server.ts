@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { TerminalHub, createNodePtyProvider, type PtyProvider, type TerminalConfig } from '@shared-terminal/server';
 import { AccessGuard } from './access.ts';
+import { closeWithReason, CrossOrigin, TOKEN_ROUTE } from './cross-origin.ts';
 import { AgentEventRelay } from './agent-events.ts';
 import { AGENT_ID_PATTERN } from './command-line.ts';
 import { handleApi, summarize, TERMINAL_SOCKET_PATH, type BrowserAttach } from './api.ts';
@@ -19,6 +20,8 @@ export interface AttachFactoryOptions {
   hub: TerminalHub;
   /** Host names (without port) a WebSocket upgrade may name besides loopback. */
   allowedHosts: string[];
+  /** Exact origins of pages that may attach besides our own (--allow-origin). */
+  allowedOrigins: string[];
 }
 
 export interface StandaloneOptions {
@@ -33,6 +36,8 @@ export interface StandaloneOptions {
   cwd: string;
   /** More Host names to accept (reverse proxies). */
   allowedHosts?: string[];
+  /** Exact origins of pages that may embed the terminal (see cross-origin.ts). */
+  allowedOrigins?: string[];
   provider?: PtyProvider;
   /** How browsers attach; the default mounts the engine's WebSocket transport. */
   createAttach?: (options: AttachFactoryOptions) => BrowserAttach | undefined;
@@ -105,7 +110,8 @@ export async function startStandaloneServer(options: StandaloneOptions): Promise
   // Loopback names are always accepted; the bound host and --allow-host names are added.
   const allowedHosts = [...(options.allowedHosts ?? [])];
   if (options.host !== '0.0.0.0' && options.host !== '::') allowedHosts.push(options.host.toLowerCase());
-  const attach = options.createAttach?.({ hub, allowedHosts });
+  const crossOrigin = new CrossOrigin(options.allowedOrigins ?? []);
+  const attach = options.createAttach?.({ hub, allowedHosts, allowedOrigins: crossOrigin.list });
   const elementBundle = 'elementBundle' in options ? options.elementBundle : findElementBundle();
   const streams = new Set<ServerResponse>();
   const apiContext = {
@@ -147,10 +153,15 @@ export async function startStandaloneServer(options: StandaloneOptions): Promise
       res.end();
       return;
     }
+    if (TOKEN_ROUTE.test(path) && crossOrigin.tokenRoute(req, res)) return;
     const decision = guard.check(req);
-    if (!decision.ok) return refuse(decision.status, decision.code, decision.message);
+    // An allowed origin's page may use the cookie on the token route (the guard allows it only to our own).
+    const allowedCookie = !decision.ok && decision.code === 'forbidden-origin' && TOKEN_ROUTE.test(path) && !!crossOrigin.allowed(req);
+    if (!decision.ok && !allowedCookie) return refuse(decision.status, decision.code, decision.message);
 
     if (mcpMatch) {
+      // Only the token route lets an allowed origin's cookie through; the MCP endpoint takes the token.
+      if (!decision.ok) return refuse(decision.status, decision.code, decision.message);
       let id = '';
       try {
         id = decodeURIComponent(mcpMatch[1]!);
@@ -194,7 +205,12 @@ export async function startStandaloneServer(options: StandaloneOptions): Promise
 
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on('error', () => socket.destroy());
-    const decision = guard.check(req);
+    // A page of another origin that is not allowed is told why in a close frame it can read (a refused
+    // upgrade reads as a lost connection); an allowed one attaches with its one-time ticket alone (the
+    // transport checks it and the Origin again). See cross-origin.ts.
+    const foreign = guard.checkHost(req) ? undefined : crossOrigin.foreign(req);
+    if (foreign && closeWithReason(req, socket, foreign)) return;
+    const decision = crossOrigin.allowed(req) ? (guard.checkHost(req) ?? { ok: true as const }) : guard.check(req);
     if (!decision.ok) return refuseUpgrade(socket, decision.status, decision.code, decision.message);
     const path = requestUrl(req)?.pathname;
     if (path !== TERMINAL_SOCKET_PATH) return refuseUpgrade(socket, 404, 'not-found', `WebSockets attach at ${TERMINAL_SOCKET_PATH}`);

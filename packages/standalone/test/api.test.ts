@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import type { ReadResult, SendResult, SignalResult } from '@shared-terminal/server';
-import { callTool, rawRequest, startCli, tempDir, upgradeStatus, waitFor, writeConfig, type RunningCli } from './helpers/cli.ts';
+import { callTool, rawRequest, startCli, tempDir, upgradeOutcome, upgradeStatus, waitFor, writeConfig, type RunningCli } from './helpers/cli.ts';
 
 let cli: RunningCli;
 let cookie: string;
@@ -56,7 +56,7 @@ describe('access', () => {
     assert.ok(!setCookie.includes(cli.token), 'the cookie does not hold the token itself');
     const page = await rawRequest(cli.port, { path: '/agents/x1', headers: { Host: host(), Cookie: cookie } });
     assert.equal(page.status, 200);
-    assert.match(page.body, /<shared-terminal id="terminal">/);
+    assert.match(page.body, /<shared-terminal id="terminal" theme="auto">/, "the page's terminal follows the system colour scheme");
     assert.match(String(page.headers['content-security-policy']), /script-src 'self'/);
   });
 
@@ -100,7 +100,9 @@ describe('access', () => {
     assert.equal(await upgradeStatus(cli.port, { Host: host() }), 401);
     assert.equal(await upgradeStatus(cli.port, { Host: host(), Cookie: 'shared_terminal_1=forged' }), 401);
     assert.equal(await upgradeStatus(cli.port, { Host: `evil.example:${cli.port}`, Cookie: cookie }), 403);
-    assert.equal(await upgradeStatus(cli.port, { Host: host(), Cookie: cookie, Origin: 'http://127.0.0.1:1' }), 403);
+    // A page of another origin is refused in a close frame it can read (see cross-origin.test.ts).
+    const foreign = await upgradeOutcome(cli.port, { Host: host(), Cookie: cookie, Origin: 'http://127.0.0.1:1' });
+    assert.equal(foreign.closeCode, 4005);
   });
 
   test('the token route gives the page a one-time WebSocket ticket', async () => {

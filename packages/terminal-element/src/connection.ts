@@ -74,7 +74,9 @@ export type LocalNoticeCode =
   | 'disposed' // the terminal is gone for good
   | 'connect-failed' // the host's connector failed
   | 'not-connected' // typing while there is no connection
-  | 'readonly'; // typing or acting in a read-only view
+  | 'readonly' // typing or acting in a read-only view
+  | 'clipboard-denied' // the browser refused the clipboard to the context menu's Copy or Paste
+  | 'refused'; // the host refused this page (close 4005; the detail is the server's reason): no automatic retry
 export type ViewNoticeCode = NoticeCode | LocalNoticeCode;
 
 export interface ViewNotice {
@@ -455,12 +457,19 @@ export class TerminalConnection {
       if (this.socket !== socket) return;
       this.socket = null;
       this.stopHeartbeat();
-      this.closed(event.code);
+      this.closed(event.code, event.reason);
     };
   }
   private snapshotSeenOnSocket = false;
 
-  private closed(code: number): void {
+  private closed(code: number, reason: string): void {
+    if (code === CloseCode.refused) {
+      // Retrying would be refused the same way: say why, and wait for the person (after the host is fixed).
+      this.forgetLease('failed');
+      this.notice('refused', reason || null);
+      this.setState('failed', code, null);
+      return;
+    }
     if (code === CloseCode.disposed) {
       this.resumeProof = undefined;
       this.forgetLease('disposed');

@@ -41,6 +41,19 @@ export interface Messages {
   expand: string;
   collapse: string;
   notice: Record<ViewNoticeCode, string>;
+  copy: string;
+  paste: string;
+  contextMenu: string;
+  search: string;
+  searchPlaceholder: string;
+  searchPrevious: string;
+  searchNext: string;
+  searchClose: string;
+  /** "3 of 12"; `more`: the count stopped at the highlight limit ("3 of 1000+"). */
+  searchCount: (index: number, count: number, more: boolean) => string;
+  searchNone: string;
+  /** The active match lies past the highlight limit: only that there are more than `count`. */
+  searchMany: (count: number) => string;
 }
 
 // A variable, not a literal: a code named here before the protocol has it is no error. A code this list
@@ -63,6 +76,8 @@ const enNotices = {
   'connect-failed': 'Could not get a connection from the page.',
   'not-connected': 'Not connected: that key was not sent.',
   readonly: 'This view is read only.',
+  refused: 'The server refused this page.',
+  'clipboard-denied': 'The browser did not let the page use the clipboard: copy with Ctrl+Shift+C and paste with Ctrl+Shift+V (⌘C and ⌘V on macOS).',
 };
 
 const en: Messages = {
@@ -113,6 +128,17 @@ const en: Messages = {
   expand: 'Show terminal',
   collapse: 'Hide terminal',
   notice: enNotices,
+  copy: 'Copy',
+  paste: 'Paste',
+  contextMenu: 'Terminal actions',
+  search: 'Search the terminal',
+  searchPlaceholder: 'Search',
+  searchPrevious: 'Previous match',
+  searchNext: 'Next match',
+  searchClose: 'Close search',
+  searchCount: (index, count, more) => `${index} of ${count}${more ? '+' : ''}`,
+  searchNone: 'No results',
+  searchMany: (count) => `${count}+ matches`,
 };
 
 // A variable, not a literal: a code named here before the protocol has it is no error. A code this list
@@ -135,6 +161,8 @@ const zhNotices = {
   'connect-failed': '页面无法提供连接。',
   'not-connected': '未连接：该按键未发送。',
   readonly: '此视图为只读。',
+  refused: '服务器拒绝了此页面。',
+  'clipboard-denied': '浏览器不允许页面使用剪贴板：请用 Ctrl+Shift+C 复制、Ctrl+Shift+V 粘贴（macOS 上为 ⌘C 和 ⌘V）。',
 };
 
 const zhCN: Messages = {
@@ -186,6 +214,17 @@ const zhCN: Messages = {
   expand: '显示终端',
   collapse: '隐藏终端',
   notice: zhNotices,
+  copy: '复制',
+  paste: '粘贴',
+  contextMenu: '终端操作',
+  search: '搜索终端',
+  searchPlaceholder: '搜索',
+  searchPrevious: '上一个匹配',
+  searchNext: '下一个匹配',
+  searchClose: '关闭搜索',
+  searchCount: (index, count, more) => `第 ${index} 个，共 ${count}${more ? '+' : ''} 个`,
+  searchNone: '无结果',
+  searchMany: (count) => `超过 ${count} 个`,
 };
 
 /** `zh`, `zh-CN`, `zh-Hans`... get Chinese; everything else English. */

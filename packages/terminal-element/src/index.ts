@@ -6,6 +6,16 @@ import { SharedTerminalElement } from './shared-terminal.ts';
 
 export { SharedTerminalElement, modelWaiting, MIN_FONT_SIZE, MAX_FONT_SIZE, DEFAULT_FONT_SIZE } from './shared-terminal.ts';
 export type { StatusEventDetail, NoticeEventDetail, ScreenEventDetail } from './shared-terminal.ts';
+export type {
+  SharedTerminalEventDetails,
+  SharedTerminalEventMap,
+  ConnectionEventDetail,
+  RoleEventDetail,
+  LeaseEventDetail,
+  GenerationEventDetail,
+  ToggleEventDetail,
+  FontSizeEventDetail,
+} from './events.ts';
 export {
   TerminalConnection,
   type ConnectionState,

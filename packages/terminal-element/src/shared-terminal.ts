@@ -1,3 +1,97 @@
+// <shared-terminal>: the element (its documentation, which the Custom Elements Manifest is made from, is on the class).
+import { LitElement, html, nothing, type PropertyValues, type TemplateResult } from 'lit';
+import { Terminal, type ITheme } from '@xterm/xterm';
+import { Unicode11Addon } from '@xterm/addon-unicode11';
+import { WebLinksAddon } from '@xterm/addon-web-links';
+import { SearchAddon, type ISearchOptions } from '@xterm/addon-search';
+import { CloseCode, type Connector, type OutputFrame, type SnapshotFrame, type StatusFrame } from '@shared-terminal/server/protocol';
+import { TerminalConnection, type ConnectionState, type LeaseView, type SocketFactory, type ViewNotice, type ViewNoticeCode } from './connection.ts';
+import { messagesFor, resolveLocale, type Messages } from './i18n.ts';
+import { isFocusReport, silenceQueryReplies } from './query-replies.ts';
+import { skipEmptySelectionRedraws } from './selection-redraws.ts';
+import { revealCursorLine } from './cursor-line.ts';
+import { FloodScreen } from './flood-screen.ts';
+import { panelStyles, xtermStyles } from './styles.ts';
+import { DARK_PALETTE, LIGHT_PALETTE } from './palette.ts';
+import type { SharedTerminalEventDetails } from './events.ts';
+import { isMac, shortcutFor } from './shortcuts.ts';
+
+export const MIN_FONT_SIZE = 8;
+export const MAX_FONT_SIZE = 32;
+export const DEFAULT_FONT_SIZE = 13;
+const MAX_NOTICES = 4;
+/**
+ * While a flood goes on (two catch-ups within this time), output this soon after the last catch-up stays
+ * on the flood canvas. In a flood the server sends plain output between catch-ups whenever a little came
+ * in one cycle; giving the screen back to xterm's rows for it rebuilds every row (30–50 ms on our
+ * machines), and the next catch-up takes the canvas again. This long after the last catch-up the rows
+ * come back even if nothing else arrives. A single screen without history (a reconnect's) is no flood.
+ */
+const FLOOD_LINGER_MS = 500;
+const ERROR_NOTICES: ReadonlySet<ViewNoticeCode> = new Set(['protocol-error', 'disposed', 'blocked', 'exited', 'operation-failed', 'connect-failed', 'refused']);
+/** Notices that describe a passing condition: they go away once the view is connected again. */
+const TRANSIENT_NOTICES: ReadonlySet<ViewNoticeCode> = new Set(['reconnecting', 'connect-failed', 'not-connected', 'protocol-error', 'disposed']);
+
+/** Detail of `shared-terminal-screen`: a snapshot was parsed and is on screen. */
+export interface ScreenEventDetail {
+  generation: number;
+  /** The last output the screen includes. */
+  sequence: number;
+  /** History rows that came with it. */
+  historyLines: number;
+  /** Older history was left out: evicted by the server's limits, or still coming (a reconnect's first
+   *  screen carries the newest rows; the full history follows in a moment). */
+  truncated: boolean;
+}
+
+export interface StatusEventDetail extends Omit<StatusFrame, 'v' | 'type'> {
+  /** A model operation waits behind the person who holds input. */
+  modelWaiting: boolean;
+}
+export interface NoticeEventDetail {
+  code: ViewNoticeCode;
+  message: string;
+}
+interface ShownNotice {
+  id: number;
+  code: ViewNoticeCode;
+  detail: string | null;
+}
+
+/** Where a scrollback search stands: the active match (1-based; 0 while none is active) and the match count. */
+interface SearchResult {
+  index: number;
+  count: number;
+}
+
+/** The `theme` attribute: `auto` follows the page's `prefers-color-scheme`. */
+export type ThemeName = 'light' | 'dark' | 'auto';
+
+/** A link in the output: a new tab that cannot reach back into this page (no opener, no referrer). */
+function openLink(event: MouseEvent, uri: string): void {
+  event.preventDefault();
+  window.open(uri, '_blank', 'noopener,noreferrer');
+}
+
+/** Matches the scrollback search counts and highlights (a bound on the work of one keystroke). */
+const SEARCH_LIMIT = 1000;
+
+/** Match colours of the scrollback search (xterm.js takes #RRGGBB only), for light and dark screens. */
+const SEARCH_COLOURS = {
+  light: { matchBackground: '#fff8c5', activeMatchBackground: '#ffd33d', matchOverviewRuler: '#d4a72c', activeMatchColorOverviewRuler: '#9a6700' },
+  dark: { matchBackground: '#4b3a00', activeMatchBackground: '#9e6a03', matchOverviewRuler: '#9e6a03', activeMatchColorOverviewRuler: '#d29922' },
+};
+
+/** Notices whose way out is Reconnect: they carry the button. */
+const RECONNECT_NOTICES: ReadonlySet<ViewNoticeCode> = new Set(['protocol-error', 'controller-available', 'connect-failed', 'refused']);
+
+let nextNoticeId = 1;
+
+/** Run `task` once the next frame is drawn (after its rendering callbacks, style, layout and paint). */
+function afterNextFrame(task: () => void): void {
+  requestAnimationFrame(() => setTimeout(task, 0));
+}
+
 /**
  * @tag shared-terminal
  * @summary A persistent terminal that a person shares with an AI agent: xterm.js at the server's fixed size,
@@ -13,7 +107,7 @@
  *   until the element is first expanded (that is when the server starts the shell).
  * @attr font-size - Font size in CSS pixels (8–32, default 13). Never changes the PTY's rows and columns.
  * @attr lang - `en` or `zh-CN`; without it, the nearest ancestor's `lang` (English for anything else).
- * @attr theme - `light` (default) or `dark`.
+ * @attr theme - `light` (default), `dark`, or `auto` (follows the page's `prefers-color-scheme`).
  * @attr screen-reader - Turn on xterm.js's screen-reader mode.
  *
  * @event shared-terminal-connection - `{ state, previous, closeCode, retryInMs }`: the connection changed.
@@ -44,6 +138,8 @@
  * @csspart confirm - The Reset Terminal confirmation.
  * @csspart notices - The notice list.
  * @csspart notice - One notice.
+ * @csspart search - The scrollback search bar (Ctrl+Shift+F, ⌘F on macOS).
+ * @csspart context-menu - The right-click menu (Copy, Paste).
  * @csspart body - The terminal area (hidden when collapsed).
  * @csspart viewport - The scroll container around the renderer (scrolls sideways for wide terminals).
  * @csspart terminal - The element xterm.js renders into.
@@ -66,70 +162,6 @@
  * @cssproperty --shared-terminal-radius - Card corner radius.
  * @cssproperty --shared-terminal-max-height - Largest height of the terminal area before it scrolls.
  */
-import { LitElement, html, nothing, type PropertyValues, type TemplateResult } from 'lit';
-import { Terminal, type ITheme } from '@xterm/xterm';
-import { Unicode11Addon } from '@xterm/addon-unicode11';
-import type { Connector, OutputFrame, SnapshotFrame, StatusFrame } from '@shared-terminal/server/protocol';
-import { TerminalConnection, type ConnectionState, type LeaseView, type SocketFactory, type ViewNotice, type ViewNoticeCode } from './connection.ts';
-import { messagesFor, resolveLocale, type Messages } from './i18n.ts';
-import { isFocusReport, silenceQueryReplies } from './query-replies.ts';
-import { skipEmptySelectionRedraws } from './selection-redraws.ts';
-import { revealCursorLine } from './cursor-line.ts';
-import { FloodScreen } from './flood-screen.ts';
-import { panelStyles, xtermStyles } from './styles.ts';
-
-export const MIN_FONT_SIZE = 8;
-export const MAX_FONT_SIZE = 32;
-export const DEFAULT_FONT_SIZE = 13;
-const MAX_NOTICES = 4;
-/**
- * While a flood goes on (two catch-ups within this time), output this soon after the last catch-up stays
- * on the flood canvas. In a flood the server sends plain output between catch-ups whenever a little came
- * in one cycle; giving the screen back to xterm's rows for it rebuilds every row (30–50 ms on our
- * machines), and the next catch-up takes the canvas again. This long after the last catch-up the rows
- * come back even if nothing else arrives. A single screen without history (a reconnect's) is no flood.
- */
-const FLOOD_LINGER_MS = 500;
-const ERROR_NOTICES: ReadonlySet<ViewNoticeCode> = new Set(['protocol-error', 'disposed', 'blocked', 'exited', 'operation-failed', 'connect-failed']);
-/** Notices that describe a passing condition: they go away once the view is connected again. */
-const TRANSIENT_NOTICES: ReadonlySet<ViewNoticeCode> = new Set(['reconnecting', 'connect-failed', 'not-connected', 'protocol-error', 'disposed']);
-
-/** Detail of `shared-terminal-screen`: a snapshot was parsed and is on screen. */
-export interface ScreenEventDetail {
-  generation: number;
-  /** The last output the screen includes. */
-  sequence: number;
-  /** History rows that came with it. */
-  historyLines: number;
-  /** Older history was left out: evicted by the server's limits, or still coming (a reconnect's first
-   *  screen carries the newest rows; the full history follows in a moment). */
-  truncated: boolean;
-}
-
-export interface StatusEventDetail extends Omit<StatusFrame, 'v' | 'type'> {
-  /** A model operation waits behind the person who holds input. */
-  modelWaiting: boolean;
-}
-export interface NoticeEventDetail {
-  code: ViewNoticeCode;
-  message: string;
-}
-interface ShownNotice {
-  id: number;
-  code: ViewNoticeCode;
-  detail: string | null;
-}
-
-/** Notices whose way out is Reconnect: they carry the button. */
-const RECONNECT_NOTICES: ReadonlySet<ViewNoticeCode> = new Set(['protocol-error', 'controller-available', 'connect-failed']);
-
-let nextNoticeId = 1;
-
-/** Run `task` once the next frame is drawn (after its rendering callbacks, style, layout and paint). */
-function afterNextFrame(task: () => void): void {
-  requestAnimationFrame(() => setTimeout(task, 0));
-}
-
 export class SharedTerminalElement extends LitElement {
   static override styles = [xtermStyles, panelStyles];
 
@@ -153,6 +185,9 @@ export class SharedTerminalElement extends LitElement {
     menuOpen: { state: true },
     confirmOpen: { state: true },
     hasRenderer: { state: true },
+    searchOpen: { state: true },
+    searchResult: { state: true },
+    contextMenuAt: { state: true },
   };
 
   declare connector: Connector | null;
@@ -162,7 +197,7 @@ export class SharedTerminalElement extends LitElement {
   declare collapsed: boolean;
   declare fontSize: number;
   declare lang: string;
-  declare theme: string;
+  declare theme: ThemeName;
   declare screenReader: boolean;
 
   declare connectionState: ConnectionState;
@@ -175,6 +210,9 @@ export class SharedTerminalElement extends LitElement {
   declare menuOpen: boolean;
   declare confirmOpen: boolean;
   declare hasRenderer: boolean;
+  declare searchOpen: boolean;
+  declare searchResult: SearchResult | null;
+  declare contextMenuAt: { x: number; y: number } | null;
 
   private connection: TerminalConnection | null = null;
   private connectionConnector: Connector | null = null;
@@ -191,6 +229,10 @@ export class SharedTerminalElement extends LitElement {
   /** Each renderer's canvas screen for floods, made at its first catch-up (null: not available). */
   private floodScreens = new WeakMap<Terminal, FloodScreen | null>();
   private pasting = false;
+  /** Each renderer's scrollback search. */
+  private searches = new WeakMap<Terminal, SearchAddon>();
+  /** The page's colour scheme, for theme="auto" (xterm's colours are set from script, not CSS). */
+  private colorScheme: MediaQueryList | null = null;
 
   constructor() {
     super();
@@ -213,6 +255,9 @@ export class SharedTerminalElement extends LitElement {
     this.menuOpen = false;
     this.confirmOpen = false;
     this.hasRenderer = false;
+    this.searchOpen = false;
+    this.searchResult = null;
+    this.contextMenuAt = null;
   }
 
   // ---------------------------------------------------------------------------------------------- public API
@@ -255,11 +300,17 @@ export class SharedTerminalElement extends LitElement {
 
   override connectedCallback(): void {
     super.connectedCallback();
+    if (typeof matchMedia === 'function') {
+      this.colorScheme = matchMedia('(prefers-color-scheme: dark)');
+      this.colorScheme.addEventListener('change', this.onColorScheme);
+    }
     if (this.hasUpdated) this.syncConnection();
   }
 
   override disconnectedCallback(): void {
     super.disconnectedCallback();
+    this.colorScheme?.removeEventListener('change', this.onColorScheme);
+    this.colorScheme = null;
     // Keep the proof in memory: moving the element in the page resumes control.
     this.connection?.stop();
   }
@@ -273,6 +324,13 @@ export class SharedTerminalElement extends LitElement {
       this.syncStdin();
     }
   }
+
+  /** theme="auto": the CSS follows the scheme by itself; xterm's colours are read again from it. */
+  private onColorScheme = (): void => {
+    if (this.theme !== 'auto') return;
+    this.leaveFloodScreen();
+    for (const term of this.renderers) term.options.theme = this.xtermTheme();
+  };
 
   protected override updated(changed: PropertyValues<this>): void {
     // The DOM rows follow a new font, theme or reader mode at once; the flood screen would only at its next catch-up.
@@ -315,6 +373,12 @@ export class SharedTerminalElement extends LitElement {
         this.retryInMs = event.retryInMs;
         if (event.state === 'connected') this.notices = this.notices.filter((n) => !TRANSIENT_NOTICES.has(n.code));
         if (event.state === 'disposed') this.disposeRenderer();
+        if (event.state === 'failed' && event.closeCode === CloseCode.refused) {
+          // Refused before any role: show none (the status line said Controller while it retried).
+          this.role = null;
+          this.roleReason = null;
+          this.status = null;
+        }
         this.fire('shared-terminal-connection', event);
       }),
       connection.on('snapshot', (frame) => this.applySnapshot(frame)),
@@ -434,6 +498,15 @@ export class SharedTerminalElement extends LitElement {
     term.loadAddon(new Unicode11Addon());
     term.unicode.activeVersion = '11';
     silenceQueryReplies(term);
+    // Links open in a new tab that cannot reach back into this page.
+    term.loadAddon(new WebLinksAddon((event, uri) => openLink(event, uri)));
+    const search = new SearchAddon({ highlightLimit: SEARCH_LIMIT });
+    term.loadAddon(search);
+    this.searches.set(term, search);
+    search.onDidChangeResults(({ resultIndex, resultCount }) => {
+      if (term === this.term) this.searchResult = { index: resultIndex, count: resultCount };
+    });
+    term.attachCustomKeyEventHandler((event) => this.onRendererKey(event, term));
     term.open(wrapper);
     skipEmptySelectionRedraws(term);
     term.onData((data) => {
@@ -622,7 +695,10 @@ export class SharedTerminalElement extends LitElement {
   }
 
   private xtermTheme(): ITheme {
+    // The dark colours are in force for theme="dark", and for theme="auto" on a dark page (styles.ts).
+    const dark = getComputedStyle(this).colorScheme === 'dark';
     return {
+      ...(dark ? DARK_PALETTE : LIGHT_PALETTE),
       background: this.cssValue('--st-bg') || undefined,
       foreground: this.cssValue('--st-fg') || undefined,
       cursor: this.cssValue('--st-cursor') || undefined,
@@ -644,7 +720,7 @@ export class SharedTerminalElement extends LitElement {
     return messagesFor(resolveLocale(this.lang || inherited));
   }
 
-  private fire(type: string, detail: unknown): void {
+  private fire<K extends keyof SharedTerminalEventDetails>(type: K, detail: SharedTerminalEventDetails[K]): void {
     this.dispatchEvent(new CustomEvent(type, { detail, bubbles: true, composed: true }));
   }
 
@@ -656,7 +732,7 @@ export class SharedTerminalElement extends LitElement {
 
   private noticeText(notice: ShownNotice): string {
     const text = (this.t.notice[notice.code] as string | undefined) ?? notice.detail ?? notice.code;
-    return notice.code === 'connect-failed' && notice.detail ? `${text} (${notice.detail})` : text;
+    return (notice.code === 'connect-failed' || notice.code === 'refused') && notice.detail ? `${text} (${notice.detail})` : text;
   }
 
   private dismiss(id: number): void {
@@ -791,6 +867,147 @@ export class SharedTerminalElement extends LitElement {
     this.renderRoot.querySelector<HTMLElement>('.settings')?.focus();
   }
 
+  // ---------------------------------------------------------------------------------------------- clipboard, search
+
+  /** The terminal's own shortcuts (shortcuts.ts); every other key goes to xterm.js and on to the shell. */
+  private onRendererKey(event: KeyboardEvent, term: Terminal): boolean {
+    const mac = isMac();
+    const action = shortcutFor(event, mac);
+    if (!action) return true;
+    // Cmd+C without a selection means nothing on macOS; Ctrl+Shift+C never reaches the shell as ^C.
+    if (action === 'copy' && mac && !term.hasSelection()) return true;
+    if (event.type === 'keydown') {
+      if (action === 'copy') {
+        event.preventDefault();
+        if (term.hasSelection()) void this.copyText(term.getSelection());
+      } else if (action === 'search') {
+        event.preventDefault();
+        void this.openSearch();
+      }
+      // paste: left to the browser (its own paste needs no permission): it fills xterm.js's textarea, which
+      // sends the text as typed (bracketed when the program asked for it).
+    }
+    return false;
+  }
+
+  private async copyText(text: string): Promise<void> {
+    try {
+      await navigator.clipboard.writeText(text);
+    } catch {
+      this.showNotice({ code: 'clipboard-denied', detail: null });
+    }
+  }
+
+  private async pasteFromClipboard(): Promise<void> {
+    const term = this.term;
+    if (!term) return;
+    let text: string;
+    try {
+      text = await navigator.clipboard.readText();
+    } catch {
+      this.showNotice({ code: 'clipboard-denied', detail: null });
+      return;
+    }
+    if (term !== this.term) return;
+    this.pasting = true;
+    term.paste(text);
+    this.pasting = false;
+    term.focus();
+  }
+
+  private canPaste(): boolean {
+    return !this.readonlyView && this.role === 'controller';
+  }
+
+  private onContextMenu = (event: MouseEvent): void => {
+    if (!this.term) return;
+    event.preventDefault();
+    this.contextMenuAt = { x: event.clientX, y: event.clientY };
+    void this.updateComplete.then(() => this.renderRoot.querySelector<HTMLElement>('.context-menu [role="menuitem"]:not([disabled])')?.focus());
+  };
+
+  private closeContextMenu(returnFocus: boolean): void {
+    this.contextMenuAt = null;
+    if (returnFocus) this.term?.focus();
+  }
+
+  private onContextMenuKey(event: KeyboardEvent): void {
+    const items = [...this.renderRoot.querySelectorAll<HTMLElement>('.context-menu [role="menuitem"]:not([disabled])')];
+    const index = items.indexOf(event.composedPath()[0] as HTMLElement);
+    if (event.key === 'Escape') {
+      event.preventDefault();
+      this.closeContextMenu(true);
+    } else if (event.key === 'ArrowDown' || event.key === 'ArrowUp') {
+      event.preventDefault();
+      items[(index + (event.key === 'ArrowDown' ? 1 : -1) + items.length) % items.length]?.focus();
+    } else if (event.key === 'Tab') {
+      this.closeContextMenu(false);
+    }
+  }
+
+  private onContextMenuFocusOut(event: FocusEvent): void {
+    const next = event.relatedTarget as Node | null;
+    const menu = this.renderRoot.querySelector('.context-menu');
+    if (!next || !menu?.contains(next)) this.contextMenuAt = null;
+  }
+
+  private contextCopy(): void {
+    const selection = this.term?.getSelection() ?? '';
+    this.closeContextMenu(true);
+    if (selection) void this.copyText(selection);
+  }
+
+  private contextPaste(): void {
+    this.closeContextMenu(true);
+    void this.pasteFromClipboard();
+  }
+
+  private async openSearch(): Promise<void> {
+    this.searchOpen = true;
+    await this.updateComplete;
+    const input = this.renderRoot.querySelector<HTMLInputElement>('.search input');
+    input?.focus();
+    input?.select();
+  }
+
+  private closeSearch(): void {
+    this.searchOpen = false;
+    this.searchResult = null;
+    if (this.term) this.searches.get(this.term)?.clearDecorations();
+    this.term?.clearSelection();
+    this.term?.focus();
+  }
+
+  private searchOptions(incremental: boolean): ISearchOptions {
+    const dark = getComputedStyle(this).colorScheme === 'dark';
+    return { incremental, decorations: SEARCH_COLOURS[dark ? 'dark' : 'light'] };
+  }
+
+  /** Find the next (or previous) match of the search box's text in the shown renderer's scrollback. */
+  private find(direction: 'next' | 'previous', incremental = false): void {
+    const term = this.term;
+    const search = term ? this.searches.get(term) : undefined;
+    const query = this.renderRoot.querySelector<HTMLInputElement>('.search input')?.value ?? '';
+    if (!search) return;
+    if (!query) {
+      search.clearDecorations();
+      this.searchResult = null;
+      return;
+    }
+    if (direction === 'next') search.findNext(query, this.searchOptions(incremental));
+    else search.findPrevious(query, this.searchOptions(false));
+  }
+
+  private onSearchKey(event: KeyboardEvent): void {
+    if (event.key === 'Enter') {
+      event.preventDefault();
+      this.find(event.shiftKey ? 'previous' : 'next');
+    } else if (event.key === 'Escape') {
+      event.preventDefault();
+      this.closeSearch();
+    }
+  }
+
   // ---------------------------------------------------------------------------------------------- render
 
   protected override render(): TemplateResult {
@@ -847,12 +1064,19 @@ export class SharedTerminalElement extends LitElement {
             </div>`,
           )}
         </div>
+        ${this.searchOpen && !this.collapsed ? this.renderSearch(t) : nothing}
         <div part="body" id="body" class="body ${this.collapsed ? 'collapsed' : ''}" aria-hidden=${String(this.collapsed)}>
           <div part="viewport" class="viewport">
             ${this.hasRenderer ? nothing : html`<div class="placeholder">${t.connection[this.connectionState]}…</div>`}
-            <div part="terminal" class="xterm-host" @paste=${{ handleEvent: this.onPasteCapture, capture: true }}></div>
+            <div
+              part="terminal"
+              class="xterm-host"
+              @paste=${{ handleEvent: this.onPasteCapture, capture: true }}
+              @contextmenu=${this.onContextMenu}
+            ></div>
           </div>
         </div>
+        ${this.contextMenuAt ? this.renderContextMenu(t, this.contextMenuAt) : nothing}
       </section>
     `;
   }
@@ -866,6 +1090,8 @@ export class SharedTerminalElement extends LitElement {
   private renderStatus(t: Messages): TemplateResult {
     const s = this.status;
     const readonly = this.role === 'readonly' || (this.role === null && this.readonlyView);
+    // The role word only once the server gave one (or the view asked to be read only): never a role it lacks.
+    const showRole = this.role !== null || this.readonlyView;
     const reason = readonly ? (this.isTouch() && this.roleReason !== 'controller-busy' && this.roleReason !== 'invalid-resume' ? t.roleReason.touch : this.roleReason ? t.roleReason[this.roleReason as keyof Messages['roleReason']] : undefined) : undefined;
     const mine = this.lease.state === 'granted';
     const retry = this.connectionState === 'reconnecting' && this.retryInMs ? ` (${t.retryIn(Math.ceil(this.retryInMs / 1000))})` : '';
@@ -882,8 +1108,12 @@ export class SharedTerminalElement extends LitElement {
     }
     if (this.lease.state !== 'none' && !mine) segments.push(html`<span class="lease">${t.lease[this.lease.state]}</span>`);
     // Separators are text with spaces around them, so the line reads (and copies) as "Controller | connected | ...".
-    return html`<div part="status" class="status" role="status" aria-live="polite"><span part="role" class="role">${readonly ? t.readOnly : t.controller}</span
-      >${reason ? html` <span class="reason">(${reason})</span>` : nothing}${segments.map((segment) => html`<span class="sep"> | </span>${segment}`)}</div>`;
+    const role = showRole
+      ? html`<span part="role" class="role">${readonly ? t.readOnly : t.controller}</span>${reason ? html` <span class="reason">(${reason})</span>` : nothing}`
+      : nothing;
+    return html`<div part="status" class="status" role="status" aria-live="polite">${role}${segments.map(
+      (segment, i) => html`${i > 0 || showRole ? html`<span class="sep"> | </span>` : nothing}${segment}`,
+    )}</div>`;
   }
 
   private renderMenu(t: Messages, canReset: boolean): TemplateResult {
@@ -940,6 +1170,43 @@ export class SharedTerminalElement extends LitElement {
       </button>
       <hr role="separator" />
       <button role="menuitem" tabindex="-1" class="reset danger" ?disabled=${!canReset} @click=${() => void this.askReset()}>${t.resetTerminal}</button>
+    </div>`;
+  }
+
+  private renderSearch(t: Messages): TemplateResult {
+    const result = this.searchResult;
+    // The addon counts (and highlights) at most SEARCH_LIMIT matches; past them the active one has no index.
+    const more = !!result && result.count >= SEARCH_LIMIT;
+    const count =
+      result === null ? '' : result.count === 0 ? t.searchNone : result.index < 0 ? t.searchMany(result.count) : t.searchCount(result.index + 1, result.count, more);
+    return html`<div part="search" class="search" role="search" aria-label=${t.search}>
+      <input
+        type="search"
+        aria-label=${t.searchPlaceholder}
+        placeholder=${t.searchPlaceholder}
+        @input=${() => this.find('next', true)}
+        @keydown=${this.onSearchKey}
+      />
+      <span class="search-count" role="status" aria-live="polite">${count}</span>
+      <button class="search-previous" aria-label=${t.searchPrevious} title=${t.searchPrevious} @click=${() => this.find('previous')}>↑</button>
+      <button class="search-next" aria-label=${t.searchNext} title=${t.searchNext} @click=${() => this.find('next')}>↓</button>
+      <button class="search-close" aria-label=${t.searchClose} title=${t.searchClose} @click=${() => this.closeSearch()}>×</button>
+    </div>`;
+  }
+
+  private renderContextMenu(t: Messages, at: { x: number; y: number }): TemplateResult {
+    const hasSelection = !!this.term?.hasSelection();
+    return html`<div
+      part="context-menu"
+      class="context-menu"
+      role="menu"
+      aria-label=${t.contextMenu}
+      style="left: ${at.x}px; top: ${at.y}px"
+      @keydown=${this.onContextMenuKey}
+      @focusout=${this.onContextMenuFocusOut}
+    >
+      <button role="menuitem" tabindex="-1" class="context-copy" ?disabled=${!hasSelection} @click=${this.contextCopy}>${t.copy}</button>
+      <button role="menuitem" tabindex="-1" class="context-paste" ?disabled=${!this.canPaste()} @click=${this.contextPaste}>${t.paste}</button>
     </div>`;
   }
 

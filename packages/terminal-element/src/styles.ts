@@ -7,6 +7,24 @@ import xtermCss from '@xterm/xterm/css/xterm.css?inline';
 
 export const xtermStyles = unsafeCSS(xtermCss);
 
+/** The dark theme's colours: for theme="dark", and for theme="auto" on a dark page. */
+const darkColours = css`
+  --st-bg: var(--shared-terminal-background, #0d1117);
+  --st-fg: var(--shared-terminal-foreground, #e6edf3);
+  --st-cursor: var(--shared-terminal-cursor, #e6edf3);
+  --st-selection: var(--shared-terminal-selection, rgba(56, 139, 253, 0.35));
+  --st-panel-bg: var(--shared-terminal-panel-background, #161b22);
+  --st-panel-fg: var(--shared-terminal-panel-foreground, #e6edf3);
+  --st-muted: var(--shared-terminal-muted, #9198a1);
+  --st-border: var(--shared-terminal-border, #3d444d);
+  --st-accent: var(--shared-terminal-accent, #4493f8);
+  --st-accent-fg: var(--shared-terminal-accent-foreground, #0d1117);
+  --st-danger: var(--shared-terminal-danger, #f85149);
+  --st-warning: var(--shared-terminal-warning, #d29922);
+  --st-focus: var(--shared-terminal-focus-ring, #4493f8);
+  color-scheme: dark;
+`;
+
 export const panelStyles = css`
   :host {
     --st-bg: var(--shared-terminal-background, #ffffff);
@@ -30,22 +48,32 @@ export const panelStyles = css`
     font-family: var(--st-ui-font);
     font-size: 13px;
     color-scheme: light;
+    /* Text properties a host page passes down (a template's "#root { text-align: center }" centred every
+       row): the terminal lays out its own text, so each is reset here, where inheritance enters. */
+    text-align: start;
+    text-indent: 0;
+    text-transform: none;
+    letter-spacing: normal;
+    word-spacing: normal;
+    line-height: normal;
+    white-space: normal;
+    direction: ltr;
+    writing-mode: horizontal-tb;
+    word-break: normal;
+    overflow-wrap: normal;
+    text-shadow: none;
+    font-style: normal;
+    font-weight: normal;
+    font-variant: normal;
   }
   :host([theme='dark']) {
-    --st-bg: var(--shared-terminal-background, #0d1117);
-    --st-fg: var(--shared-terminal-foreground, #e6edf3);
-    --st-cursor: var(--shared-terminal-cursor, #e6edf3);
-    --st-selection: var(--shared-terminal-selection, rgba(56, 139, 253, 0.35));
-    --st-panel-bg: var(--shared-terminal-panel-background, #161b22);
-    --st-panel-fg: var(--shared-terminal-panel-foreground, #e6edf3);
-    --st-muted: var(--shared-terminal-muted, #9198a1);
-    --st-border: var(--shared-terminal-border, #3d444d);
-    --st-accent: var(--shared-terminal-accent, #4493f8);
-    --st-accent-fg: var(--shared-terminal-accent-foreground, #0d1117);
-    --st-danger: var(--shared-terminal-danger, #f85149);
-    --st-warning: var(--shared-terminal-warning, #d29922);
-    --st-focus: var(--shared-terminal-focus-ring, #4493f8);
-    color-scheme: dark;
+    ${darkColours}
+  }
+  /* theme="auto" follows the page's colour scheme (the element reads xterm's colours again when it changes). */
+  @media (prefers-color-scheme: dark) {
+    :host([theme='auto']) {
+      ${darkColours}
+    }
   }
   :host([hidden]) {
     display: none;
@@ -279,6 +307,50 @@ export const panelStyles = css`
     left: 0;
     visibility: hidden;
     pointer-events: none;
+  }
+  .search {
+    display: flex;
+    gap: 6px;
+    align-items: center;
+    margin: 0 8px 6px;
+  }
+  .search input {
+    font: inherit;
+    color: inherit;
+    background: var(--st-bg);
+    border: 1px solid var(--st-border);
+    border-radius: 6px;
+    padding: 3px 8px;
+    min-width: 0;
+    flex: 0 1 240px;
+  }
+  .search input:focus-visible {
+    outline: 2px solid var(--st-focus);
+    outline-offset: 1px;
+  }
+  .search .search-count {
+    color: var(--st-muted);
+    min-width: 6em;
+  }
+  .search button {
+    padding: 1px 8px;
+  }
+  .context-menu {
+    position: fixed;
+    z-index: 20;
+    display: flex;
+    flex-direction: column;
+    min-width: 140px;
+    padding: 4px;
+    background: var(--st-panel-bg);
+    border: 1px solid var(--st-border);
+    border-radius: 6px;
+    box-shadow: 0 6px 18px rgba(0, 0, 0, 0.18);
+  }
+  .context-menu [role='menuitem'] {
+    border: none;
+    text-align: left;
+    border-radius: 4px;
   }
   .placeholder {
     padding: 12px;

@@ -199,3 +199,39 @@ export function upgradeStatus(port: number, headers: Record<string, string>, pat
     req.end();
   });
 }
+
+/** A WebSocket upgrade and what the server said: the HTTP status, and for a 101 whose first frame is a close,
+ *  its code and reason (a page refused that way can read why). */
+export function upgradeOutcome(port: number, headers: Record<string, string>): Promise<{ status: number; closeCode?: number; reason?: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({
+      host: '127.0.0.1',
+      port,
+      path: '/terminal',
+      headers: {
+        Connection: 'Upgrade',
+        Upgrade: 'websocket',
+        'Sec-WebSocket-Version': '13',
+        'Sec-WebSocket-Key': 'dGhlIHNhbXBsZSBub25jZQ==',
+        'Sec-WebSocket-Protocol': `shared-terminal.v1, token.${'A'.repeat(43)}`,
+        ...headers,
+      },
+    });
+    req.on('upgrade', (res, socket, head) => {
+      const first = (data: Buffer) => {
+        socket.destroy();
+        if (data[0] !== 0x88) return resolve({ status: res.statusCode ?? 0 });
+        const length = data[1]! & 0x7f;
+        resolve({ status: res.statusCode ?? 0, closeCode: data.readUInt16BE(2), reason: data.subarray(4, 2 + length).toString() });
+      };
+      if (head.length > 0) first(head);
+      else socket.once('data', first);
+    });
+    req.on('response', (res) => {
+      res.resume();
+      resolve({ status: res.statusCode ?? 0 });
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}

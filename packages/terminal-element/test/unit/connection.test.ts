@@ -249,6 +249,18 @@ test('no automatic retry after the terminal was disposed (4002); the proof is fo
   assert.ok(codes(rig).includes('disposed'));
 });
 
+test('no automatic retry after the host refused the page (4005); the reason is the notice\'s detail', async () => {
+  const rig = await connected();
+  const reason = 'origin http://127.0.0.1:5174 is not allowed: start the server with --allow-origin http://127.0.0.1:5174';
+  rig.server.socket!.serverClose(CloseCode.refused, reason);
+  await settle();
+  assert.equal(rig.connection.state, 'failed');
+  rig.timers.advance(60_000);
+  await settle();
+  assert.equal(rig.server.connectorCalls.length, 1, 'no retry');
+  assert.deepEqual(rig.notices.filter((n) => n.code === 'refused' || n.code === 'reconnecting'), [{ code: 'refused', detail: reason }]);
+});
+
 test('no automatic retry after the view was disposed', async () => {
   const rig = await connected();
   rig.connection.dispose();

@@ -81,6 +81,9 @@ export const CloseCode = {
   heartbeatTimeout: 4003,
   /** The server is shutting down. */
   shutdown: 4004,
+  /** The host refused this page (its Origin is not allowed, or it is not signed in); the reason says why and
+   *  what to do. The client does not retry on its own. */
+  refused: 4005,
 } as const;
 export type CloseCodeValue = (typeof CloseCode)[keyof typeof CloseCode];
 
