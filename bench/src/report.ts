@@ -8,7 +8,7 @@ import { writeFileSync } from 'node:fs';
 import { THROUGHPUT_BYTES } from './content.ts';
 import type { EchoRun, MemoryStep, ReconnectSample, SnapshotTimes } from './measures.ts';
 import { median, round, summarize, type Summary } from './stats.ts';
-import { toolBytesSectionFrom } from './tool-bytes-report.ts';
+import { sideSectionsFrom } from './side-sections.ts';
 
 export interface RawResults {
   startedAt: string;
@@ -437,6 +437,6 @@ export function writeReport(raw: RawResults, dir: URL): string[] {
   const json = new URL('results.json', dir);
   const report = new URL('REPORT.md', dir);
   writeFileSync(json, `${JSON.stringify({ ...raw, verdicts }, null, 2)}\n`);
-  writeFileSync(report, `${markdown(raw, verdicts).trimEnd()}\n${toolBytesSectionFrom(dir)}`);
+  writeFileSync(report, `${markdown(raw, verdicts).trimEnd()}\n${sideSectionsFrom(dir)}`);
   return [report.pathname, json.pathname];
 }

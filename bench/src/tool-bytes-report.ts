@@ -1,9 +1,7 @@
 /**
- * The REPORT.md section of the tool-bytes measure (tool-bytes.ts), from bench/tool-bytes.json; report.ts
- * appends it when it rewrites the report, so a full bench run keeps it.
+ * The REPORT.md section of the tool-bytes measure (tool-bytes.ts), from bench/tool-bytes.json (see
+ * side-sections.ts).
  */
-import { existsSync, readFileSync } from 'node:fs';
-
 export const TOOL_BYTES_FILE = 'tool-bytes.json';
 
 export interface ToolBytes {
@@ -50,11 +48,4 @@ export function toolBytesSection(results: ToolBytes): string {
     '',
   );
   return lines.join('\n');
-}
-
-/** The section for the report, or nothing when the measure has not run. */
-export function toolBytesSectionFrom(dir: URL): string {
-  const file = new URL(TOOL_BYTES_FILE, dir);
-  if (!existsSync(file)) return '';
-  return `\n${toolBytesSection(JSON.parse(readFileSync(file, 'utf8')) as ToolBytes)}`;
 }

@@ -10,7 +10,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TerminalHub, createNodePtyProvider, rebuildViewport, resolveConfig, runRead, runSend, utf8Length, type SendResult } from '@shared-terminal/server';
-import { TOOL_BYTES_FILE, toolBytesSection, type ToolBytes } from './tool-bytes-report.ts';
+import { TOOL_BYTES_FILE, type ToolBytes } from './tool-bytes-report.ts';
+import { rewriteSideSections } from './side-sections.ts';
 
 const SESSION = [
   'pwd',
@@ -68,9 +69,6 @@ try {
 const results: ToolBytes = { measuredAt: new Date().toISOString(), config: 'default (40×160)', commands };
 const benchDir = new URL('..', import.meta.url);
 writeFileSync(new URL(TOOL_BYTES_FILE, benchDir), `${JSON.stringify(results, null, 2)}\n`);
-const reportUrl = new URL('REPORT.md', benchDir);
-const report = readFileSync(reportUrl, 'utf8');
-const marker = report.indexOf('\n## Tool result size');
-writeFileSync(reportUrl, `${marker === -1 ? report.trimEnd() : report.slice(0, marker).trimEnd()}\n\n${toolBytesSection(results)}`);
+rewriteSideSections(benchDir);
 const total = (key: 'before' | 'after') => commands.reduce((sum, c) => sum + c[key], 0);
 console.log(`20 sends: ${total('before')} B before, ${total('after')} B after; wrote ${TOOL_BYTES_FILE} and REPORT.md`);

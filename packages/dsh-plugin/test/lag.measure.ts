@@ -1,6 +1,7 @@
 /**
- * A measure, not a test (run by hand: `node --conditions=source test/lag.measure.ts`): how far the panel
- * in real DSH Web rc.8 lags the model's tool calls, on a panel that is open and rendering.
+ * A measure, not a test (`npm run dsh-lag` in bench/ runs it and reports it; by hand:
+ * `node --conditions=source test/lag.measure.ts [--out FILE]`): how far the panel in real DSH Web rc.8 lags
+ * the model's tool calls, on a panel that is open and rendering.
  *
  * - output: a model send of `expr 1000 + i` (its output line is not in the command's echo); the time from
  *   DSH's next model call (made as soon as DSH appended the tool result) back to when the page's socket
@@ -10,6 +11,7 @@
  * Prints medians and every sample as JSON. Wall clocks of DSH (Node) and the page (Chromium) are the same
  * machine's.
  */
+import { writeFileSync } from 'node:fs';
 import { addPlugin, createHome, packPlugin, removeRoot, startDshWeb, type ScriptStep } from './helpers/dsh-web.ts';
 import { ensureDshHost } from './helpers/host.ts';
 import { chooseWorkspace, launchChromium, openTerminal, startConversation } from './helpers/page.ts';
@@ -85,7 +87,14 @@ try {
     await waitFor(() => web.calls().filter((c) => c.scenario === 'lag takeover').length > i, `send ${i} to return`, 30_000);
     await sleep(100);
   }
-  console.log(JSON.stringify({ outputAfterResultMs: { median: median(output), samples: output }, takeoverAfterCallMs: { median: median(takeover), samples: takeover } }));
+  const results = {
+    measuredAt: new Date().toISOString(),
+    outputAfterResultMs: { median: median(output), samples: output },
+    takeoverAfterCallMs: { median: median(takeover), samples: takeover },
+  };
+  console.log(JSON.stringify(results));
+  const outAt = process.argv.indexOf('--out');
+  if (outAt > 0 && process.argv[outAt + 1]) writeFileSync(process.argv[outAt + 1]!, `${JSON.stringify(results, null, 2)}\n`);
 
 } finally {
   await browser.close().catch(() => undefined);
