@@ -11,26 +11,15 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
+import { normalizeOrigin } from '@shared-terminal/server';
 import { CloseCode, SUBPROTOCOL } from '@shared-terminal/server/protocol';
 import { COMMON_HEADERS } from './http-io.ts';
 
 /** The route a page of another origin may call (the only one). */
 export const TOKEN_ROUTE = /^\/api\/agents\/[^/]+\/terminal-token$/;
 
-/** `http(s)://host[:port]` exactly as a browser sends it in Origin, or undefined. */
-export function parseOrigin(value: string): string | undefined {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    return undefined;
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return undefined;
-  if (url.username || url.password || url.search || url.hash || url.pathname !== '/') return undefined;
-  // A bare origin: `new URL('http://a/')` also has the path "/", so the text must not end with one.
-  if (value.endsWith('/')) return undefined;
-  return url.origin;
-}
+/** `http(s)://host[:port]` exactly as a browser sends it in Origin, or undefined (the engine's rule). */
+export const parseOrigin = normalizeOrigin;
 
 export class CrossOrigin {
   private readonly origins: ReadonlySet<string>;

@@ -172,21 +172,26 @@ export function rawRequest(port: number, options: { method?: string; path: strin
 }
 
 /** A WebSocket upgrade attempt; resolves with the HTTP status the server answered (101 on success). */
+/** A WebSocket upgrade request with our subprotocol and a ticket; `headers` add or override. */
+function upgradeRequest(port: number, headers: Record<string, string>, path: string): ReturnType<typeof httpRequest> {
+  return httpRequest({
+    host: '127.0.0.1',
+    port,
+    path,
+    headers: {
+      Connection: 'Upgrade',
+      Upgrade: 'websocket',
+      'Sec-WebSocket-Version': '13',
+      'Sec-WebSocket-Key': 'dGhlIHNhbXBsZSBub25jZQ==',
+      'Sec-WebSocket-Protocol': `shared-terminal.v1, token.${'A'.repeat(43)}`,
+      ...headers,
+    },
+  });
+}
+
 export function upgradeStatus(port: number, headers: Record<string, string>, path = '/terminal'): Promise<number> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest({
-      host: '127.0.0.1',
-      port,
-      path,
-      headers: {
-        Connection: 'Upgrade',
-        Upgrade: 'websocket',
-        'Sec-WebSocket-Version': '13',
-        'Sec-WebSocket-Key': 'dGhlIHNhbXBsZSBub25jZQ==',
-        'Sec-WebSocket-Protocol': `shared-terminal.v1, token.${'A'.repeat(43)}`,
-        ...headers,
-      },
-    });
+    const req = upgradeRequest(port, headers, path);
     req.on('upgrade', (res, socket) => {
       socket.destroy();
       resolve(res.statusCode ?? 0);
@@ -204,19 +209,7 @@ export function upgradeStatus(port: number, headers: Record<string, string>, pat
  *  its code and reason (a page refused that way can read why). */
 export function upgradeOutcome(port: number, headers: Record<string, string>): Promise<{ status: number; closeCode?: number; reason?: string }> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest({
-      host: '127.0.0.1',
-      port,
-      path: '/terminal',
-      headers: {
-        Connection: 'Upgrade',
-        Upgrade: 'websocket',
-        'Sec-WebSocket-Version': '13',
-        'Sec-WebSocket-Key': 'dGhlIHNhbXBsZSBub25jZQ==',
-        'Sec-WebSocket-Protocol': `shared-terminal.v1, token.${'A'.repeat(43)}`,
-        ...headers,
-      },
-    });
+    const req = upgradeRequest(port, headers, '/terminal');
     req.on('upgrade', (res, socket, head) => {
       const first = (data: Buffer) => {
         socket.destroy();

@@ -10,4 +10,4 @@ export {
 } from './transport.ts';
 export { ATTACH_HISTORY_LINES, SEND_QUEUE_BYTES, type ViewStats, type ViewPhase } from './view.ts';
 export { MAX_OUTSTANDING_TOKENS, MAX_TOKENS_PER_OWNER, TokenLimitError } from './tokens.ts';
-export { isLoopbackHost, parseHostHeader, type HostHeader } from './fence.ts';
+export { isLoopbackHost, normalizeOrigin, parseHostHeader, type HostHeader } from './fence.ts';
