@@ -28,6 +28,7 @@ export async function prepareRestore(nonce: string): Promise<string> {
   const file = join(folder, 'hook.bash');
   await fs.writeFile(file, restoreScript(nonce), { mode: 0o600 });
   setTimeout(() => void fs.rm(folder, { recursive: true, force: true }), RESTORE_FILE_TTL_MS).unref();
-  // Ctrl-U first: nothing half-typed joins the line.
-  return `\x15 . '${file.replaceAll("'", "'\\''")}'\r`;
+  // Ctrl-U first: nothing half-typed joins the line. A shell that cannot read the file (a sandbox with a
+  // private /tmp) says nothing: the restore is simply not done, and the prompt is found from the kernel.
+  return `\x15 . '${file.replaceAll("'", "'\\''")}' 2>/dev/null\r`;
 }
