@@ -74,6 +74,6 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   pnpm install --frozen-lockfile >&2
   echo "$want" > "$stamp"
 fi
-log "building"
-pnpm -r --workspace-concurrency=1 run build >&2
+# Only what changed since its last build is built again (and what builds on it): a built checkout starts at once.
+node "$root/scripts/build-changed.mjs" >&2
 exec node "$root/scripts/$task.mjs" "$@"

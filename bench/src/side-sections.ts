@@ -1,10 +1,11 @@
 /**
- * Sections of REPORT.md that come from measures run on their own (`npm run tool-bytes`, `npm run dsh-lag`
- * in bench/), each from its JSON file beside the report. A full bench run rewrites the report and appends
+ * Sections of REPORT.md that come from measures run on their own (`npm run tool-bytes`, `dsh-lag`,
+ * `startup` in bench/), each from its JSON file beside the report. A full bench run rewrites the report and appends
  * them again; a side measure rewrites them all after the main report, so neither loses the other's.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { DSH_LAG_FILE, DSH_LAG_HEADING, dshLagSection, type DshLag } from './dsh-lag-report.ts';
+import { STARTUP_FILE, STARTUP_HEADING, startupSection, type Startup } from './startup-report.ts';
 import { TOOL_BYTES_FILE, toolBytesSection, type ToolBytes } from './tool-bytes-report.ts';
 
 const TOOL_BYTES_HEADING = '## Tool result size';
@@ -18,6 +19,7 @@ interface SideSection {
 const SECTIONS: SideSection[] = [
   { file: TOOL_BYTES_FILE, heading: TOOL_BYTES_HEADING, render: (r) => toolBytesSection(r as ToolBytes) },
   { file: DSH_LAG_FILE, heading: DSH_LAG_HEADING, render: (r) => dshLagSection(r as DshLag) },
+  { file: STARTUP_FILE, heading: STARTUP_HEADING, render: (r) => startupSection(r as Startup) },
 ];
 
 /** Every side section whose measure has run, in a fixed order. */
