@@ -131,6 +131,9 @@ export class Screen {
       scrollback: this.emulatorScrollback,
       allowProposedApi: true,
       convertEol: false,
+      // Programs print what they like (`cat` of a binary): the emulator's parse complaints would flood the
+      // server's log, and the screen shows the result either way.
+      logLevel: 'off',
       // Size reports are answered by terminal-queries.ts; xterm drops CSI t unless these are allowed.
       windowOptions: { getWinSizeChars: true, getWinSizePixels: true, getCellSizePixels: true },
     });

@@ -42,8 +42,8 @@ export interface ShellMarks {
   /** Where bash's stack stood when it waited at a prompt that counted, in this program image: its
    *  top-level line editor always waits at that depth, `read -e` deeper. */
   promptStack?: string;
-  /** A line was submitted (a CR or LF written) since the last prompt was reported. Without one, bash idle
-   *  in its line editor is a person still typing at the prompt, not a prompt to report. */
+  /** A line was submitted (a CR or LF written) or dropped (Ctrl-C) since the last prompt was reported.
+   *  Without one, bash idle in its line editor is a person still typing at the prompt, not a prompt. */
   lineSubmitted: boolean;
 }
 

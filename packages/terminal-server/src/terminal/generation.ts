@@ -650,7 +650,8 @@ export class TerminalGeneration extends EventEmitter<GenerationEvents> {
     this.promptMark = undefined;
     this.promptStart = undefined;
     this.seenWait = undefined;
-    if (data.includes('\r') || data.includes('\n')) this.lineSubmitted = true;
+    // Enter submits a line; Ctrl-C at the prompt drops it and bash draws the prompt again.
+    if (/[\r\n\x03]/.test(data)) this.lineSubmitted = true;
     this.lastWriteAt = performance.now();
     await Promise.resolve(this.handle.write(data));
     this.lastWriteAt = performance.now();
