@@ -72,6 +72,13 @@ describe('class 2: the prompt is found however the shell changes', () => {
     assert.match((await send('echo still')).output, /^echo still\nstill$/);
   });
 
+  it('a PROMPT_COMMAND array replaced or unset heals: exit statuses keep coming', async () => {
+    assert.equal((await send('PROMPT_COMMAND=(true)')).waitReason, 'prompt');
+    assert.equal((await send('false')).exitCode, 1);
+    assert.equal((await send('unset PROMPT_COMMAND')).waitReason, 'prompt');
+    assert.equal((await send('(exit 4)')).exitCode, 4);
+  });
+
   it('with the hook removed altogether, bash idle at its prompt is found from the kernel, without an exit status', async () => {
     const r = await send('unset PROMPT_COMMAND PS0; PS1="plain$ "');
     assert.equal(r.waitReason, 'prompt');

@@ -43,14 +43,16 @@ export function scrubEnvironment(base: NodeJS.ProcessEnv): Record<string, string
 }
 
 /**
- * The hook, once `__st_n` holds the nonce. `__st_e` is a one-element array whose subscript, evaluated when
- * PS1 is expanded, resets the guard `__st_g` (an arithmetic side effect that prints nothing).
+ * The hook, once `__st_n` holds the nonce. `__st_e` is a one-element array whose subscripts, evaluated when
+ * PS1 or PS0 is expanded, have side effects that print nothing: one resets the guard `__st_g`; another
+ * puts the hook back into slot 99 of PROMPT_COMMAND when a user replaced or unset the whole array
+ * (`${PROMPT_COMMAND[99]:=__st_p}`, whose value then reads as an unset variable, 0).
  */
 function hookCode(): string[] {
   return [
     "__st_e=('') __st_g=0",
-    "__st_b='\\[${__st_e[__st_g=0]}\\e]633;B;${__st_n};\\#\\a\\]'",
-    "__st_c='\\e]633;C;${__st_n}\\a'",
+    "__st_b='\\[${__st_e[__st_g=0]}${__st_e[${PROMPT_COMMAND[99]:=__st_p}]}\\e]633;B;${__st_n};\\#\\a\\]'",
+    "__st_c='\\e]633;C;${__st_n}\\a${__st_e[${PROMPT_COMMAND[99]:=__st_p}]}'",
     'builtin readonly __st_n __st_b __st_c',
     '__st_p() { local __st_s=$?; if (( __st_g )); then return $__st_s; fi; __st_g=1; ' +
       '[[ $PS1 == *"$__st_b"* ]] || PS1+=$__st_b; [[ $PS0 == *"$__st_c"* ]] || PS0+=$__st_c; ' +
