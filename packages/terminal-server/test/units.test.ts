@@ -119,6 +119,20 @@ describe('marker filter', () => {
     assert.equal(text + filter.flush(), input);
   });
 
+  it('a prompt mark split across chunks arrives with its line, in one chunk', () => {
+    const stream = `out\nprompt$ \x1b]633;B;${nonce};7\x07`;
+    const markAt = stream.indexOf('\x1b]633;B');
+    for (let split = markAt + 1; split < stream.length; split++) {
+      const filter = new MarkerFilter(nonce);
+      const a = filter.push(stream.slice(0, split));
+      const b = filter.push(stream.slice(split));
+      assert.equal(a.text, 'out\n', `split at ${split}`);
+      assert.deepEqual(a.markers, []);
+      assert.equal(b.text, 'prompt$ ');
+      assert.deepEqual(b.markers, [{ kind: 'B', command: 7, at: 8 }]);
+    }
+  });
+
   it('passes through, as text, a prompt mark without its command number and one of another nonce', () => {
     const filter = new MarkerFilter(nonce);
     const input = `x\x1b]633;B;${nonce}\x07y\x1b]633;B;${'z'.repeat(24)};3\x07`;

@@ -158,6 +158,8 @@ export function unfinishedSequenceStart(text: string): number {
 const MARKER_START = '\x1b]633;';
 /** The longest marker body after its nonce (`;` + a number of at most 10 digits + BEL). */
 const MAX_MARKER_TAIL = 12;
+/** The most of a marker's line held back with a marker split across chunks. */
+const MAX_HELD_LINE = 4096;
 
 /**
  * Streaming filter: removes this nonce's markers from PTY text and reports where they stood. Markers split
@@ -183,8 +185,11 @@ export class MarkerFilter {
     for (let at = input.indexOf(MARKER_START); at >= 0; at = input.indexOf(MARKER_START, at + 1)) {
       const parsed = this.parseAt(input, at);
       if (parsed === 'partial') {
-        text += input.slice(from, at);
-        this.carry = input.slice(at);
+        // The line the marker ends (the prompt's text) is held with it, so that the two arrive together
+        // and the chunk that carries the prompt is known to carry it.
+        const lineStart = Math.max(from, input.lastIndexOf('\n', at) + 1, at - MAX_HELD_LINE);
+        text += input.slice(from, lineStart);
+        this.carry = input.slice(lineStart);
         return { text, markers };
       }
       if (parsed === undefined) continue;
@@ -196,7 +201,12 @@ export class MarkerFilter {
     let rest = input.slice(from);
     // Hold back a tail that is an unfinished escape sequence (a marker's start among them).
     const esc = rest.lastIndexOf('\x1b');
-    if (esc >= 0 && (MARKER_START.startsWith(rest.slice(esc)) || unfinishedSequenceStart(rest) === esc)) {
+    if (esc >= 0 && MARKER_START.startsWith(rest.slice(esc))) {
+      // Perhaps a marker's start: its line goes with it, as above.
+      const lineStart = Math.max(0, rest.lastIndexOf('\n', esc) + 1, esc - MAX_HELD_LINE);
+      this.carry = rest.slice(lineStart);
+      rest = rest.slice(0, lineStart);
+    } else if (esc >= 0 && unfinishedSequenceStart(rest) === esc) {
       this.carry = rest.slice(esc);
       rest = rest.slice(0, esc);
     }
@@ -212,10 +222,12 @@ export class MarkerFilter {
     const kind = input[kindAt];
     if ((kind !== 'B' && kind !== 'C' && kind !== 'D') || available !== head) return undefined;
     const bodyAt = kindAt + head.length;
-    const bell = input.indexOf('\x07', bodyAt);
-    const window = input.slice(bodyAt, bell < 0 ? bodyAt + MAX_MARKER_TAIL + 1 : Math.min(bell, bodyAt + MAX_MARKER_TAIL + 1));
-    if (bell < 0 || bell - bodyAt > MAX_MARKER_TAIL) {
-      return bell < 0 && input.length - bodyAt <= MAX_MARKER_TAIL && /^(;\d*)?$/.test(window) ? 'partial' : undefined;
+    // BEL is looked for only where a marker's body can be: the filter stays linear in its input.
+    const near = input.slice(bodyAt, bodyAt + MAX_MARKER_TAIL + 1).indexOf('\x07');
+    const bell = near < 0 ? -1 : bodyAt + near;
+    const window = input.slice(bodyAt, bell < 0 ? bodyAt + MAX_MARKER_TAIL + 1 : bell);
+    if (bell < 0) {
+      return input.length - bodyAt <= MAX_MARKER_TAIL && /^(;\d*)?$/.test(window) ? 'partial' : undefined;
     }
     const end = bell + 1;
     if (kind === 'C') return window === '' ? { marker: { kind: 'C' }, end } : undefined;
