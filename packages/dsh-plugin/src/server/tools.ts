@@ -15,6 +15,7 @@ import {
   TOOL_DESCRIPTIONS,
   TOOL_INPUT_SCHEMAS,
   TOOL_NAMES,
+  TOOL_RESULT_SCHEMAS,
   runTool,
   type BaseResult,
   type ToolName,
@@ -44,86 +45,8 @@ export function toDshSchema(schema: JsonSchema): JsonSchema {
   return out;
 }
 
-const int = { type: 'integer' } as const;
-const str = { type: 'string' } as const;
-const nullableString = { oneOf: [{ type: 'string' }, { type: 'null' }] } as const;
-
-const BASE_PROPERTIES = {
-  generation: { ...int, description: 'Terminal generation (a reset starts the next one).' },
-  sequence: { ...int, description: 'Output sequence number.' },
-  rows: int,
-  cols: int,
-  viewport: { ...str, description: 'The visible screen as text.' },
-  cursor: { type: 'object', properties: { x: int, y: int }, required: ['x', 'y'], description: 'Zero-based cursor position.' },
-  status: {
-    type: 'object',
-    properties: { kind: { type: 'string', enum: ['running', 'exited'] }, exitCode: { oneOf: [int, { type: 'null' }] }, signal: nullableString },
-    required: ['kind'],
-  },
-  queueStatus: str,
-  holder: { ...nullableString, description: 'Who holds the terminal: model-send, human, signal, reset, or null.' },
-  pendingCount: int,
-  truncated: { type: 'boolean', description: 'Something was cut to stay within maxToolOutputBytes (newest text kept).' },
-} as const;
-const BASE_REQUIRED = Object.keys(BASE_PROPERTIES);
-
-const MUTATION_PROPERTIES = {
-  queueTimeMs: int,
-  waitReason: { ...str, description: 'prompt, stdin_read, human_handoff, session_exit, timeout or cancelled.' },
-} as const;
-
-const CAPTURE_PROPERTIES = {
-  output: { ...str, description: 'What the operation printed.' },
-  exitCode: int,
-  promptEvidence: { type: 'string', enum: ['kernel'], description: 'The prompt was known without the shell mark: no exit status.' },
-  inputWait: {
-    type: 'object',
-    properties: {
-      command: nullableString,
-      secret: { type: 'boolean' },
-      processGroupId: int,
-      relay: { ...str, description: 'The program in front relays to its own terminal; command waits inside it.' },
-      uncertain: { type: 'boolean', description: 'The relay\'s inner terminal cannot be seen: only quiet output says it waits.' },
-    },
-    required: ['command', 'secret', 'processGroupId'],
-  },
-  viewportOmitted: {
-    type: 'object',
-    properties: { row: int, count: int },
-    required: ['row', 'count'],
-    description: 'Rows left out of viewport because output holds them: insert the last count lines of output before viewport line row.',
-  },
-} as const;
-
-/** Output schemas: the documented fields of each result. */
-export const RESULT_SCHEMAS: Record<ToolName, JsonSchema> = {
-  shared_terminal_send: {
-    type: 'object',
-    properties: { ...BASE_PROPERTIES, ...MUTATION_PROPERTIES, ...CAPTURE_PROPERTIES },
-    required: [...BASE_REQUIRED, 'output', 'queueTimeMs', 'waitReason'],
-  },
-  shared_terminal_signal: {
-    type: 'object',
-    properties: { ...BASE_PROPERTIES, ...MUTATION_PROPERTIES, ...CAPTURE_PROPERTIES, processGroupId: { oneOf: [int, { type: 'null' }] } },
-    required: [...BASE_REQUIRED, 'output', 'queueTimeMs', 'waitReason', 'processGroupId'],
-  },
-  shared_terminal_read: {
-    type: 'object',
-    properties: {
-      ...BASE_PROPERTIES,
-      text: { ...str, description: 'History lines lineBegin (inclusive) to lineEnd (exclusive).' },
-      totalLines: int,
-      lineBegin: int,
-      lineEnd: int,
-    },
-    required: [...BASE_REQUIRED, 'text', 'totalLines', 'lineBegin', 'lineEnd'],
-  },
-  shared_terminal_reset: {
-    type: 'object',
-    properties: { ...BASE_PROPERTIES, ...MUTATION_PROPERTIES },
-    required: [...BASE_REQUIRED, 'queueTimeMs', 'waitReason'],
-  },
-};
+/** Output schemas: the engine's result schemas (the same ones MCP declares), in DSH's keyword subset. */
+export const RESULT_SCHEMAS = Object.fromEntries(TOOL_NAMES.map((name) => [name, toDshSchema(TOOL_RESULT_SCHEMAS[name])])) as Record<ToolName, JsonSchema>;
 
 function describeFailure(tool: ToolName, error: unknown): Error {
   if (!(error instanceof Error)) return new Error(`${tool} failed: ${String(error)}`);
