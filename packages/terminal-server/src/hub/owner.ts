@@ -236,8 +236,8 @@ export class OwnerTerminal extends EventEmitter<OwnerEvents> {
         return 'prompt-and-input';
       },
       engineMayType: () => {
-        const holder = this.queue.holder;
-        return this.current === generation && holder !== undefined && holder !== null && holder.kind !== 'human' && holder.kind !== 'reset';
+        const kind = this.queue.holder?.kind;
+        return this.current === generation && (kind === 'model-send' || kind === 'signal');
       },
       prompt: (dispatch: number, fact: PromptFact) => {
         if (this.current !== generation) return;

@@ -75,14 +75,12 @@ export class CaptureHandle {
    *  the column. */
   readonly startRow: number;
   readonly startX: number;
-  readonly alternate: boolean;
   private readonly screen: Screen;
 
-  constructor(screen: Screen, startRow: number, startX: number, alternate: boolean) {
+  constructor(screen: Screen, startRow: number, startX: number) {
     this.screen = screen;
     this.startRow = startRow;
     this.startX = startX;
-    this.alternate = alternate;
   }
 
   /** Read the capture, up to `end` (where a prompt began) when given; the handle stays valid until dispose. */
@@ -425,7 +423,7 @@ export class Screen {
    */
   beginCapture(): CaptureHandle {
     const normal = this.terminal.buffer.normal;
-    return new CaptureHandle(this, this.trimmed + normal.baseY + normal.cursorY, normal.cursorX, this.terminal.buffer.active.type === 'alternate');
+    return new CaptureHandle(this, this.trimmed + normal.baseY + normal.cursorY, normal.cursorX);
   }
 
   /** @internal used by CaptureHandle */

@@ -43,10 +43,11 @@ export function scrubEnvironment(base: NodeJS.ProcessEnv): Record<string, string
 }
 
 /**
- * The hook, once `__st_n` holds the nonce. `__st_e` is a one-element array whose subscripts, evaluated when
- * PS1 or PS0 is expanded, have side effects that print nothing: one resets the guard `__st_g`; another
- * puts the hook back into slot 99 of PROMPT_COMMAND when a user replaced or unset the whole array
- * (`${PROMPT_COMMAND[99]:=__st_p}`, whose value then reads as an unset variable, 0).
+ * The hook, once `__st_n` holds the nonce; the caller puts `__st_p` into PROMPT_COMMAND. `__st_e` is a
+ * one-element array whose subscripts, evaluated when PS1 or PS0 is expanded, have side effects that print
+ * nothing: one resets the guard `__st_g`; another puts the hook back into slot 99 of PROMPT_COMMAND when
+ * a user replaced or unset the whole array (`${PROMPT_COMMAND[99]:=__st_p}`, whose value then reads as
+ * an unset variable, 0).
  */
 function hookCode(): string[] {
   return [
@@ -57,13 +58,12 @@ function hookCode(): string[] {
     '__st_p() { local __st_s=$?; if (( __st_g )); then return $__st_s; fi; __st_g=1; ' +
       '[[ $PS1 == *"$__st_b"* ]] || PS1+=$__st_b; [[ $PS0 == *"$__st_c"* ]] || PS0+=$__st_c; ' +
       "builtin printf '\\033]633;D;%s;%s\\007' \"$__st_n\" \"$__st_s\"; return $__st_s; }",
-    'PROMPT_COMMAND=(__st_p __st_p)',
   ];
 }
 
 /** The boot code, run once as PROMPT_COMMAND: it reads the nonce as the first line of input. */
 function bootCode(): string {
-  return ['builtin export -n PROMPT_COMMAND PS0 PS1 PS2', 'IFS= builtin read -r __st_n', ...hookCode(), '__st_p'].join('; ');
+  return ['builtin export -n PROMPT_COMMAND PS0 PS1 PS2', 'IFS= builtin read -r __st_n', ...hookCode(), 'PROMPT_COMMAND=(__st_p __st_p)', '__st_p'].join('; ');
 }
 
 /**
@@ -78,7 +78,7 @@ export function restoreScript(nonce: string): string {
     '[[ $HISTCONTROL == *ignorespace* || $HISTCONTROL == *ignoreboth* ]] || builtin history -d -1 2>/dev/null',
     "builtin printf '\\033[1A\\r\\033[2K'",
     `__st_n=${nonce}`,
-    ...hookCode().slice(0, -1),
+    ...hookCode(),
     '[[ $(builtin declare -p PROMPT_COMMAND 2>/dev/null) == "declare -a"* ]] || PROMPT_COMMAND=(${PROMPT_COMMAND+"$PROMPT_COMMAND"})',
     'PROMPT_COMMAND+=(__st_p __st_p)',
     '',

@@ -81,9 +81,10 @@ const QUIET_CHECK_MS = 8;
 const LEARN_STACK_ATTEMPTS = 20;
 const LEARN_STACK_RETRY_MS = 10;
 
-/** bash itself asleep in its line editor (a poll without timeout). */
+/** bash itself asleep in its line editor: a wait without timeout that is not a read() (its `read`
+ *  builtins block in read() or wait with a timeout). */
 function isLineEditor(info: ForegroundInfo, shellPid: number): boolean {
-  return info.inputWaiting && (info.inputProcessId ?? shellPid) === shellPid && info.processGroupId === shellPid && info.inputCall === 'poll' && info.inputTimed !== true;
+  return info.inputWaiting && (info.inputProcessId ?? shellPid) === shellPid && info.processGroupId === shellPid && info.inputCall !== 'read' && info.inputTimed !== true;
 }
 /** Quiet time after which the screen moves old history rows into its compact archive. */
 const COMPACT_IDLE_MS = 1500;
@@ -141,6 +142,8 @@ export class TerminalGeneration extends EventEmitter<GenerationEvents> {
   private imageChanged = false;
   /** The image the restore was tried in (once per image), and the operation it was typed in. */
   private restoreTried: { image: string; dispatch: number } | undefined;
+  /** The reader seen at the last look, and since when it has been seen waiting without a break. */
+  private seenWait: { pid: number | undefined; call: string | undefined; since: number } | undefined;
   private promptTimer: NodeJS.Timeout | undefined;
   // input-wait polling
   private pollTimer: NodeJS.Timeout | undefined;
@@ -398,11 +401,9 @@ export class TerminalGeneration extends EventEmitter<GenerationEvents> {
     const info = await this.handle.inspectForeground({ terminalFlags: false }).catch(() => undefined);
     if (this.promptMark !== mark) return false; // more output arrived meanwhile
     this.noteImage(info);
-    const shellInFront = info !== undefined && info.processGroupId === this.pid;
+    // Where waits cannot be seen (macOS), bash in front is all the kernel says.
     const waitsKnown = this.handle.inputWaitDetection === true;
-    // bash's line editor waits without a timeout; its `read` builtins block in read() or wait with one.
-    const editing = info !== undefined && info.inputWaiting && info.inputCall !== 'read' && info.inputTimed !== true;
-    const shellWaiting = shellInFront && (!waitsKnown || editing) && (info.inputProcessId ?? this.pid) === this.pid;
+    const shellWaiting = info !== undefined && (waitsKnown ? isLineEditor(info, this.pid) : info.processGroupId === this.pid);
     if (!shellWaiting) {
       // A forged marker, or bash not yet back in its line editor: the poll looks again.
       this.schedulePoll(this.config.pollIntervalMs);
@@ -500,9 +501,6 @@ export class TerminalGeneration extends EventEmitter<GenerationEvents> {
       void this.poll();
     }, delay);
   }
-
-  /** The reader seen at the last look, and since when it has been seen waiting without a break. */
-  private seenWait: { pid: number | undefined; call: string | undefined; since: number } | undefined;
 
   /** How long the reader in `info` has been seen waiting, look after look, in the same kind of call. */
   private noteWait(info: ForegroundInfo | undefined, now: number): number {
