@@ -64,6 +64,23 @@ describe('engine: commands at the prompt', () => {
   });
 });
 
+describe('engine: the environment names the shell that runs', () => {
+  let t: TestHub;
+  before(() => {
+    // The server itself runs under /bin/sh (a CI runner, a service manager) and names bash by its bare name.
+    t = makeHub({ shellPath: 'bash' }, undefined, { ...process.env, SHELL: '/bin/sh' });
+  });
+  after(() => t.close());
+
+  it('SHELL is the absolute path of the bash in the terminal, so programs that start $SHELL start bash', async () => {
+    const r = await runSend(t.hub, 'shell-var', { text: `echo "[$SHELL]"; "$SHELL" -c 'echo "bash=$BASH_VERSION"'`, submit: true });
+    assert.equal(r.waitReason, 'prompt');
+    const shell = /^\[(.*)\]$/m.exec(r.output)?.[1] ?? '';
+    assert.match(shell, /^\/.*\/bash$/);
+    assert.match(r.output, /bash=\d/);
+  });
+});
+
 describe('engine: input waits', () => {
   let t: TestHub;
   before(() => {

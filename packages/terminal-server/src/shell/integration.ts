@@ -20,6 +20,8 @@
  * name the nonce variable (`${__st_n}`), so `echo "$PS1"` shows no secret.
  */
 import { randomBytes } from 'node:crypto';
+import { accessSync, constants } from 'node:fs';
+import { delimiter, isAbsolute, join, resolve } from 'node:path';
 
 type MarkerBody = { kind: 'D'; status: number } | { kind: 'B'; command: number } | { kind: 'C' };
 /** A marker and where it stood in the filtered text. */
@@ -94,6 +96,8 @@ export interface ShellLaunch {
 
 export function prepareShellLaunch(options: {
   baseEnv: NodeJS.ProcessEnv;
+  /** The bash that runs: `SHELL` names it, whatever the server's own `SHELL` says. */
+  shellPath: string;
   term: string;
   extraEnv?: Record<string, string>;
   ps1?: string;
@@ -108,6 +112,8 @@ export function prepareShellLaunch(options: {
     MANPAGER: 'cat',
     SYSTEMD_PAGER: '',
     SHARED_TERMINAL: '1',
+    // screen, tmux, script, vim's :shell and `$SHELL -c` start this; a host's /bin/sh would lose `read -s`.
+    SHELL: resolveShell(options.shellPath, options.baseEnv['PATH']),
     ...options.extraEnv,
     PS1: options.ps1 ?? DEFAULT_PS1,
     PS2: '> ',
@@ -116,6 +122,22 @@ export function prepareShellLaunch(options: {
   };
   if (env['COLORTERM'] === '') delete env['COLORTERM'];
   return { nonce, env, bootInput: `${nonce}\r` };
+}
+
+/** The absolute path of `shell` as the kernel's exec would find it (a bare name is looked up in PATH). */
+export function resolveShell(shell: string, path: string | undefined): string {
+  if (shell.includes('/')) return isAbsolute(shell) ? shell : resolve(shell);
+  for (const dir of (path ?? '').split(delimiter)) {
+    if (dir === '') continue;
+    const candidate = join(dir, shell);
+    try {
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // not here: the next directory
+    }
+  }
+  return shell;
 }
 
 /** Longest unfinished escape sequence held back at the end of a chunk (longer ones pass through). */

@@ -188,7 +188,12 @@ export class TerminalGeneration extends EventEmitter<GenerationEvents> {
   /** Spawn bash and resolve once its first controlled prompt is drawn. */
   static async start(options: GenerationStartOptions): Promise<TerminalGeneration> {
     const { config } = options;
-    const launch = prepareShellLaunch({ baseEnv: options.baseEnv ?? process.env, term: config.term, extraEnv: config.env });
+    const launch = prepareShellLaunch({
+      baseEnv: options.baseEnv ?? process.env,
+      shellPath: config.shellPath,
+      term: config.term,
+      extraEnv: config.env,
+    });
     let argv = [config.shellPath, ...config.shellArgs];
     if (options.wrapArgv) argv = await options.wrapArgv(argv);
     options.signal?.throwIfAborted();

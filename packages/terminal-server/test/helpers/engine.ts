@@ -10,9 +10,13 @@ export interface TestHub {
   close(): Promise<void>;
 }
 
-export function makeHub(config: Partial<TerminalConfig> = {}, provider: PtyProvider = createNodePtyProvider()): TestHub {
+export function makeHub(
+  config: Partial<TerminalConfig> = {},
+  provider: PtyProvider = createNodePtyProvider(),
+  baseEnv?: NodeJS.ProcessEnv,
+): TestHub {
   const dir = mkdtempSync(join(tmpdir(), 'st-test-'));
-  const hub = new TerminalHub({ config: resolveConfig(config), provider, cwd: dir });
+  const hub = new TerminalHub({ config: resolveConfig(config), provider, cwd: dir, ...(baseEnv ? { baseEnv } : {}) });
   return {
     hub,
     dir,
