@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ManualClock, type TransportHumanSettled } from '../src/index.ts';
-import { type FreezableProxy, type Harness, type ViewClient, delay, startHarness, startProxy, until } from './helpers/transport-harness.ts';
+import { type FreezableProxy, type Harness, type ViewClient, startHarness, startProxy, until } from './helpers/transport-harness.ts';
 
 async function serverText(h: Harness, ownerId: string): Promise<string> {
   return h.hub.get(ownerId)!.generation!.allText();
@@ -179,7 +179,9 @@ describe('transport heartbeats', () => {
   async function beat(times: number): Promise<void> {
     for (let i = 0; i < times; i++) {
       await clock.advance(interval);
-      await delay(30); // real time for the pong to travel
+      // The pong travels in real time: wait until the server has heard it for this ping.
+      const pinged = clock.now();
+      await until(() => h.transport.stats().views.every((v) => v.lastSeen >= pinged), 'the pong to the ping');
     }
   }
 

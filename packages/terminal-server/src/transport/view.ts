@@ -96,6 +96,8 @@ export interface ViewStats {
   /** The view caught up without its history; a full snapshot follows once output is quiet. */
   partial: boolean;
   outputsSent: number;
+  /** Last time the client was heard from (a frame or a pong), on the transport's clock. */
+  lastSeen: number;
 }
 
 export class View {
@@ -201,6 +203,7 @@ export class View {
       skippedChars: this.skippedChars,
       partial: this.partial,
       outputsSent: this.outputsSent,
+      lastSeen: this.lastSeen,
     };
   }
 
