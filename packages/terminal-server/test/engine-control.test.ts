@@ -95,6 +95,18 @@ describe('engine: deadlines and recovery', () => {
     const r = await runSend(t.hub, 'recover', { text: 'sleep 50' }, controller.signal);
     assert.equal(r.waitReason, 'cancelled');
   });
+
+  it('the rest of a send typed ahead of a command that timed out does not run once the prompt is back', async () => {
+    // bash reads the first line and runs sleep; the second line waits unread in the terminal (a kill would
+    // leave it to run after the prompt). Recovery types Ctrl-C, so the line discipline drops it.
+    const r = await runSend(t.hub, 'recover', { text: 'sleep 100\necho typed-ahead-$((40+2))' });
+    assert.equal(r.waitReason, 'timeout');
+    const next = await runSend(t.hub, 'recover', { text: 'echo next-command' });
+    assert.match(next.output, /^echo next-command\nnext-command$/);
+    const read = await runRead(t.hub, 'recover', { offset: 0, count: 200 });
+    const screen = `${read.text}\n${read.viewport}`;
+    assert.doesNotMatch(screen, /typed-ahead-42/);
+  });
 });
 
 describe('engine: signals', () => {

@@ -101,6 +101,10 @@ class DshPtyHandle implements PtyHandle {
     return this.inspector ?? undefined;
   }
 
+  async interruptCharacter(): Promise<string | undefined> {
+    return (await this.linuxInspector())?.interruptCharacter();
+  }
+
   async signalForeground(signal: ForegroundSignal): Promise<number> {
     try {
       return await this.handle.signalForeground(signal);

@@ -102,6 +102,9 @@ export interface PtyHandle {
   inspectForeground(options?: InspectForegroundOptions): Promise<ForegroundInfo | undefined>;
   /** Re-inspects the foreground, signals that group and returns its id. Refuses SIGKILL to the shell itself. */
   signalForeground(signal: ForegroundSignal): Promise<number>;
+  /** The terminal's INTR character when the line discipline would turn it into SIGINT now (ISIG on), so
+   *  an interrupt can be typed like a person's Ctrl-C; undefined when input passes raw or it is unknown. */
+  interruptCharacter?(): Promise<string | undefined>;
   /** Ends the whole process tree (polite signals, then SIGKILL after graceMs) and resolves when it is gone. */
   terminate(): Promise<void>;
 }

@@ -127,6 +127,16 @@ export class LinuxInspector {
     return info;
   }
 
+  /**
+   * The byte that, written to this terminal now, acts as a person's Ctrl-C: the line discipline discards
+   * input typed ahead and not yet read, then sends SIGINT to the foreground group. Undefined when input
+   * passes raw (ISIG off: an editor, a relay), where only a kill reaches the program.
+   */
+  async interruptCharacter(): Promise<string | undefined> {
+    const modes = await readTerminalFlags(this.ptsPath);
+    return modes?.isig ? modes.intr : undefined;
+  }
+
   private async groupMembers(pgid: number): Promise<ProcStat[]> {
     const pids = (await descendantPids(this.shellPid)).concat(this.shellPid);
     const stats = await Promise.all(pids.map((pid) => readProcStat(pid)));

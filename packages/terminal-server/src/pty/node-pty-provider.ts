@@ -76,6 +76,12 @@ class NodePtyHandle implements PtyHandle {
     return inspectDarwinForeground(this.pid);
   }
 
+  async interruptCharacter(): Promise<string | undefined> {
+    if (this.exited || process.platform !== 'linux') return undefined;
+    this.inspector ??= new LinuxInspector(this.pid, this.ptsPath);
+    return this.inspector.interruptCharacter();
+  }
+
   /** Signal the foreground process group as it is at the moment of the kill (see signal-front.ts). */
   signalForeground(signal: ForegroundSignal): Promise<number> {
     return signalFront(

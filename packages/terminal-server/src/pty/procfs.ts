@@ -164,15 +164,41 @@ export async function readMemory(pid: number, address: number, length: number): 
   }
 }
 
-/** Terminal flags through `stty` (Node has no tcgetattr). Only called once a wait was found. */
-export function readTerminalFlags(ptsPath: string): Promise<{ echo: boolean; icanon: boolean } | undefined> {
+/** What `stty -a` says of a terminal that the engine acts on. */
+export interface TerminalModes {
+  echo: boolean;
+  icanon: boolean;
+  /** The line discipline turns the INTR character into SIGINT (and discards typed-ahead input). */
+  isig: boolean;
+  /** The INTR character (^C unless changed), absent when undefined. */
+  intr?: string;
+}
+
+/** Terminal flags through `stty` (Node has no tcgetattr): a process spawn, so only read when needed. */
+export function readTerminalFlags(ptsPath: string): Promise<TerminalModes | undefined> {
   return new Promise((resolve) => {
     execFile('stty', ['-a', '-F', ptsPath], { timeout: 2000 }, (error, stdout) => {
       if (error) return resolve(undefined);
-      const words = new Set(stdout.split(/[\s;]+/));
-      resolve({ echo: words.has('echo'), icanon: words.has('icanon') });
+      resolve(parseStty(stdout));
     });
   });
+}
+
+export function parseStty(text: string): TerminalModes {
+  const words = new Set(text.split(/[\s;]+/));
+  const modes: TerminalModes = { echo: words.has('echo'), icanon: words.has('icanon'), isig: words.has('isig') };
+  const intr = controlCharacter(/(?:^|[\s;])intr = ([^;\s]+);/.exec(text)?.[1]);
+  if (intr !== undefined) modes.intr = intr;
+  return modes;
+}
+
+/** stty's spelling of a control character (`^C`, `^?`, `M-x`, a plain character) as the byte itself. */
+function controlCharacter(spelled: string | undefined): string | undefined {
+  if (spelled === undefined || spelled === '<undef>') return undefined;
+  if (spelled === '^?') return '\x7f';
+  if (spelled.length === 2 && spelled[0] === '^') return String.fromCharCode(spelled.charCodeAt(1) & 0x1f);
+  if (spelled.length === 1) return spelled;
+  return undefined; // meta characters: not worth writing
 }
 
 /** macOS: the foreground group from `ps`; input waits cannot be seen there. */

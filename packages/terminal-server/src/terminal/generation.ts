@@ -667,7 +667,20 @@ export class TerminalGeneration extends EventEmitter<GenerationEvents> {
     return (await this.handle.inspectForeground({ terminalFlags: false, readers: false }).catch(() => undefined))?.processGroupId;
   }
 
-  signalForeground(signal: ForegroundSignal): Promise<number> {
+  /**
+   * SIGINT goes in as a person's Ctrl-C where the terminal allows it: the line discipline then also drops
+   * input typed ahead and not yet read (the rest of a multi-line send, a command line bash had not read
+   * yet), which a kill would leave to run after the prompt came back, with no operation watching.
+   */
+  async signalForeground(signal: ForegroundSignal): Promise<number> {
+    if (signal === 'SIGINT' && this.handle.interruptCharacter) {
+      const intr = await this.handle.interruptCharacter().catch(() => undefined);
+      const group = intr === undefined ? undefined : await this.foregroundGroup();
+      if (intr !== undefined && group !== undefined && this.processStatus.kind === 'running') {
+        await this.write(intr);
+        return group;
+      }
+    }
     return this.handle.signalForeground(signal);
   }
 
