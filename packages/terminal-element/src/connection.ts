@@ -189,9 +189,9 @@ export class TerminalConnection {
   get queueIdle(): boolean {
     return queueIdle(this.currentStatus);
   }
-  /** A controller on a live socket: the actions below need both. */
+  /** A controller that did not ask to be read only, on a live socket: the actions below need all three. */
   private get acting(): boolean {
-    return this.connectionState === 'connected' && this.isController;
+    return this.connectionState === 'connected' && this.isController && !this.wantReadonly;
   }
   get canTakeOver(): boolean {
     return this.acting && this.gate.lease.state === 'none' && !!this.currentStatus?.takeoverId;
@@ -286,7 +286,7 @@ export class TerminalConnection {
   /** Reset Terminal, after the person confirmed it. */
   reset(): boolean {
     if (!this.canReset) {
-      if (this.currentRole === 'readonly') this.notice('readonly', null);
+      if (this.currentRole === 'readonly' || this.wantReadonly) this.notice('readonly', null);
       return false;
     }
     this.send({ type: 'reset', generation: this.generationOrZero(), confirmed: true });

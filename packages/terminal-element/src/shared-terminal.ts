@@ -1012,11 +1012,10 @@ export class SharedTerminalElement extends LitElement {
 
   protected override render(): TemplateResult {
     const t = this.t;
-    const controller = this.role === 'controller';
-    const live = this.connectionState === 'connected';
-    const canTakeOver = live && controller && this.lease.state === 'none' && !!this.status?.takeoverId;
-    const canInterrupt = live && controller && this.lease.state === 'granted';
-    const canReset = live && controller && !this.readonlyView;
+    // What the person may do is the connection's to say (one rule, not two that drift apart).
+    const canTakeOver = !!this.connection?.canTakeOver;
+    const canInterrupt = !!this.connection?.canInterrupt;
+    const canReset = !!this.connection?.canReset;
     return html`
       <section part="panel" class="panel" aria-label=${t.terminal}>
         <div part="header" class="header">

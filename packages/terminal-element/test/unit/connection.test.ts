@@ -352,3 +352,17 @@ test('a status that turns blocked or exited raises one notice each', async () =>
   rig.server.setStatus({ queueStatus: 'exited', process: { kind: 'exited', exitCode: 0, signal: null } });
   assert.deepEqual(codes(rig), ['blocked', 'exited']);
 });
+
+test('a view that asked to be read only offers no reset, even when the server still makes it controller', async () => {
+  // A server that ignores mode.readonly (an older one): the element disables Reset Terminal for a view that
+  // asked to be read only, and the connection must agree rather than send the reset.
+  const server = new ScriptedServer({});
+  const createSocket: ConnectionOptions['createSocket'] = (url, protocols) => server.createSocket(url, protocols.filter((p) => p !== READONLY_SUBPROTOCOL));
+  const rig = await connected({}, { readonly: true, createSocket, connector: server.connector });
+  assert.equal(rig.connection.state, 'connected');
+  assert.equal(rig.connection.role, 'controller');
+  assert.equal(rig.connection.canReset, false);
+  assert.equal(rig.connection.reset(), false);
+  assert.deepEqual(server.framesOfType('reset'), []);
+  assert.ok(codes(rig).includes('readonly'));
+});
