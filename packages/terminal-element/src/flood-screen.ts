@@ -19,7 +19,8 @@ import type { IBufferCell, IBufferLine, Terminal } from '@xterm/xterm';
  * wide characters, and the cursor (a block when focused, an outline when not). Links and decorations are
  * left out while the flood lasts; the DOM rows come back, complete, as soon as it ends.
  *
- * It reaches into xterm.js internals (the render service's pause flag and cell size, the theme colours, the
+ * It reaches into xterm.js internals (the render service's pause flag, shared with xterm's own visibility
+ * observer through RowPause below, and cell size, the theme colours, the
  * cursor's visibility), one reason the xterm.js version is pinned exactly. `create` returns null when they
  * are not where 6.0 has them, and the element then keeps the DOM renderer; its browser tests fail first.
  */
@@ -38,6 +39,7 @@ export class FloodScreen {
   private baseline = 0;
   private readonly term: Terminal;
   private readonly internals: Internals;
+  private readonly rowPause: RowPause;
   private readonly canvas: HTMLCanvasElement;
   private readonly context: CanvasRenderingContext2D;
 
@@ -47,6 +49,7 @@ export class FloodScreen {
     this.canvas = canvas;
     this.context = context;
     this.cell = term.buffer.active.getNullCell();
+    this.rowPause = new RowPause(internals.renderService);
   }
 
   /** A flood screen for an opened terminal, or null where xterm.js's internals are not as expected. */
@@ -84,7 +87,7 @@ export class FloodScreen {
     this.hideOnRender?.dispose();
     this.hideOnRender = null;
     this.active = true;
-    this.internals.renderService._isPaused = true;
+    this.rowPause.flood = true;
     this.term.element?.classList.add('flood-screen-active');
   }
 
@@ -112,7 +115,7 @@ export class FloodScreen {
     this.term.element?.classList.remove('flood-screen-active');
     if (this.drawRequest) cancelAnimationFrame(this.drawRequest);
     this.drawRequest = 0;
-    this.internals.renderService._isPaused = false;
+    this.rowPause.flood = false;
     this.hideOnRender = this.term.onRender(() => {
       this.hideOnRender?.dispose();
       this.hideOnRender = null;
@@ -359,6 +362,34 @@ function flagsOf(cell: IBufferCell): number {
 }
 
 // ---------------------------------------------------------------------- xterm.js 6.0 internals
+
+/**
+ * xterm's render service has one pause flag, `_isPaused`, and its own IntersectionObserver writes it
+ * (paused while the terminal is off screen). The flood screen pauses the rows too; two writers of one flag
+ * undo each other: scrolling the panel into view during a flood would bring the rows back under the
+ * canvas. So the flag becomes an accessor on this instance: xterm's writes set the observer's half, the
+ * flood screen sets its own, and the rows render only when neither pauses them.
+ */
+class RowPause {
+  private offScreen: boolean;
+  private floodPaused = false;
+
+  constructor(renderService: { _isPaused: boolean }) {
+    this.offScreen = renderService._isPaused;
+    Object.defineProperty(renderService, '_isPaused', {
+      configurable: true,
+      enumerable: true,
+      get: (): boolean => this.offScreen || this.floodPaused,
+      set: (paused: boolean) => {
+        this.offScreen = paused;
+      },
+    });
+  }
+
+  set flood(paused: boolean) {
+    this.floodPaused = paused;
+  }
+}
 
 interface Internals {
   renderService: { _isPaused: boolean; dimensions: { css: { cell: CellSize } } };

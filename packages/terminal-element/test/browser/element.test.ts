@@ -149,6 +149,44 @@ describe('<shared-terminal>', () => {
     equal(canvas.width * canvas.height, 0, 'the hidden canvas holds no bitmap');
   });
 
+  it('keeps the flood canvas the screen when the panel scrolls into view during a flood', async () => {
+    // xterm.js pauses its rows while the terminal is off screen and resumes them when it comes into view;
+    // coming into view during a flood must not bring the rows back under the canvas.
+    const spacer = document.createElement('div');
+    spacer.style.height = '3000px';
+    document.body.append(spacer);
+    window.scrollTo(0, 0);
+    const m = await mount({ rows: 10, cols: 60 });
+    m.server.output('before the flood\r\n');
+    await parsedAll(m);
+    await nextFrames(3);
+    ok(m.el.getBoundingClientRect().top > window.innerHeight, 'the panel starts below the fold');
+    m.server.sequence += 40;
+    m.server.screen = '\x1b[H\x1b[2Jcaught up off screen\r\n$ ';
+    m.server.send(m.server.snapshotFrame());
+    await parsedAll(m);
+    await nextFrames(2);
+    const canvas = shadow(m.el, '.flood-screen') as HTMLCanvasElement;
+    ok(!canvas.hidden, 'the canvas is the screen');
+    const rows = shadow(m.el, '.xterm-rows');
+    let rowsBuilt = 0;
+    const observer = new MutationObserver((records) => {
+      for (const record of records) if (record.addedNodes.length > 0) rowsBuilt += 1;
+    });
+    observer.observe(rows, { childList: true, subtree: true });
+    m.el.scrollIntoView();
+    await until(() => m.el.getBoundingClientRect().top < window.innerHeight, 'the panel in view');
+    await nextFrames(4);
+    observer.disconnect();
+    equal(rowsBuilt, 0, 'no row was built while the canvas is the screen');
+    ok(!canvas.hidden, 'the canvas is still the screen');
+    // The flood ends with plain output: the rows come back, in view, with everything.
+    m.server.output('after the flood\r\n');
+    await parsedAll(m);
+    await until(() => canvas.hidden && /after the flood/.test(rows.textContent ?? ''), 'the rows back after the flood');
+    ok(/caught up off screen/.test(rows.textContent ?? ''), 'the catch-up is in the rows');
+  });
+
   it('keeps the DOM rows for catch-ups in screen-reader mode', async () => {
     const m = await mount({ rows: 10, cols: 60 }, { 'screen-reader': '' });
     m.server.output('before the flood\r\n');
