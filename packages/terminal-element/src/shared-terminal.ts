@@ -4,13 +4,13 @@ import { Terminal, type ITheme } from '@xterm/xterm';
 import { Unicode11Addon } from '@xterm/addon-unicode11';
 import { WebLinksAddon } from '@xterm/addon-web-links';
 import { SearchAddon, type ISearchOptions } from '@xterm/addon-search';
-import { CloseCode, type Connector, type OutputFrame, type SnapshotFrame, type StatusFrame } from '@shared-terminal/server/protocol';
+import { CloseCode, type Connector, type SnapshotFrame, type StatusFrame } from '@shared-terminal/server/protocol';
 import { TerminalConnection, type ConnectionState, type LeaseView, type SocketFactory, type ViewNotice, type ViewNoticeCode } from './connection.ts';
 import { messagesFor, resolveLocale, type Messages } from './i18n.ts';
 import { isFocusReport, silenceQueryReplies } from './query-replies.ts';
 import { skipEmptySelectionRedraws } from './selection-redraws.ts';
 import { revealCursorLine } from './cursor-line.ts';
-import { FloodScreen } from './flood-screen.ts';
+import { RendererStack } from './renderer/renderer-stack.ts';
 import { panelStyles, xtermStyles } from './styles.ts';
 import { DARK_PALETTE, LIGHT_PALETTE } from './palette.ts';
 import type { SharedTerminalEventDetails } from './events.ts';
@@ -20,14 +20,6 @@ export const MIN_FONT_SIZE = 8;
 export const MAX_FONT_SIZE = 32;
 export const DEFAULT_FONT_SIZE = 13;
 const MAX_NOTICES = 4;
-/**
- * While a flood goes on (two catch-ups within this time), output this soon after the last catch-up stays
- * on the flood canvas. In a flood the server sends plain output between catch-ups whenever a little came
- * in one cycle; giving the screen back to xterm's rows for it rebuilds every row (30–50 ms on our
- * machines), and the next catch-up takes the canvas again. This long after the last catch-up the rows
- * come back even if nothing else arrives. A single screen without history (a reconnect's) is no flood.
- */
-const FLOOD_LINGER_MS = 500;
 const ERROR_NOTICES: ReadonlySet<ViewNoticeCode> = new Set(['protocol-error', 'disposed', 'blocked', 'exited', 'operation-failed', 'connect-failed', 'refused']);
 /** Notices that describe a passing condition: they go away once the view is connected again. */
 const TRANSIENT_NOTICES: ReadonlySet<ViewNoticeCode> = new Set(['reconnecting', 'connect-failed', 'not-connected', 'protocol-error', 'disposed']);
@@ -86,11 +78,6 @@ const SEARCH_COLOURS = {
 const RECONNECT_NOTICES: ReadonlySet<ViewNoticeCode> = new Set(['protocol-error', 'controller-available', 'connect-failed', 'refused']);
 
 let nextNoticeId = 1;
-
-/** Run `task` once the next frame is drawn (after its rendering callbacks, style, layout and paint). */
-function afterNextFrame(task: () => void): void {
-  requestAnimationFrame(() => setTimeout(task, 0));
-}
 
 /**
  * @tag shared-terminal
@@ -217,17 +204,25 @@ export class SharedTerminalElement extends LitElement {
   private connection: TerminalConnection | null = null;
   private connectionConnector: Connector | null = null;
   private unsubscribers: Array<() => void> = [];
-  private term: Terminal | null = null;
-  /** A renderer parsing a snapshot off screen; it replaces `term` once parsed (see stage()). */
-  private staged: Terminal | null = null;
-  /** When the last catch-up was written in place, and whether the one before was recent (see FLOOD_LINGER_MS). */
-  private lastCatchUpAt = -Infinity;
-  private flooding = false;
+  /** The xterm.js renderers on screen and off (renderer/renderer-stack.ts). */
+  private readonly stack = new RendererStack({
+    container: () => this.renderRoot?.querySelector<HTMLElement>('.xterm-host') ?? null,
+    activeElement: () => (this.renderRoot as ShadowRoot | undefined)?.activeElement ?? null,
+    createTerminal: (frame, wrapper) => this.createRenderer(frame, wrapper),
+    ackTarget: () => this.connection,
+    screenReader: () => this.screenReader,
+    shown: (frame, term, how) => {
+      this.fire('shared-terminal-screen', {
+        generation: frame.generation,
+        sequence: frame.sequence,
+        historyLines: frame.historyLines,
+        truncated: frame.truncated,
+      } satisfies ScreenEventDetail);
+      if (how !== 'in-place') this.revealCursor(term, how === 'swapped' ? { keepScrollback: true } : {});
+    },
+    changed: () => (this.hasRenderer = this.stack.term !== null),
+  });
   private revealScheduled = false;
-  private floodLeaveTimer: ReturnType<typeof setTimeout> | undefined;
-  private termGeneration: number | null = null;
-  /** Each renderer's canvas screen for floods, made at its first catch-up (null: not available). */
-  private floodScreens = new WeakMap<Terminal, FloodScreen | null>();
   private pasting = false;
   /** Each renderer's scrollback search. */
   private searches = new WeakMap<Terminal, SearchAddon>();
@@ -264,10 +259,10 @@ export class SharedTerminalElement extends LitElement {
 
   /** The renderer (an xterm.js Terminal) of the current generation, or null. For tests and diagnostics. */
   get renderer(): Terminal | null {
-    return this.term;
+    return this.stack.term;
   }
   get generation(): number | null {
-    return this.termGeneration;
+    return this.stack.generation;
   }
   /** The PTY geometry the server fixed; font changes never touch it. */
   get rows(): number | null {
@@ -288,7 +283,7 @@ export class SharedTerminalElement extends LitElement {
   }
   /** Clear the local renderer only; the shell and the server's screen are untouched. */
   clearView(): void {
-    this.leaveFloodScreen();
+    this.stack.leaveFloodScreen();
     this.term?.clear();
   }
   /** Put the keyboard focus into the terminal. */
@@ -328,13 +323,13 @@ export class SharedTerminalElement extends LitElement {
   /** theme="auto": the CSS follows the scheme by itself; xterm's colours are read again from it. */
   private onColorScheme = (): void => {
     if (this.theme !== 'auto') return;
-    this.leaveFloodScreen();
+    this.stack.leaveFloodScreen();
     for (const term of this.renderers) term.options.theme = this.xtermTheme();
   };
 
   protected override updated(changed: PropertyValues<this>): void {
     // The DOM rows follow a new font, theme or reader mode at once; the flood screen would only at its next catch-up.
-    if (changed.has('fontSize') || changed.has('theme') || changed.has('screenReader')) this.leaveFloodScreen();
+    if (changed.has('fontSize') || changed.has('theme') || changed.has('screenReader')) this.stack.leaveFloodScreen();
     for (const term of this.renderers) {
       if (changed.has('fontSize')) term.options.fontSize = this.clampedFontSize();
       if (changed.has('screenReader')) term.options.screenReaderMode = this.screenReader;
@@ -372,7 +367,7 @@ export class SharedTerminalElement extends LitElement {
         this.connectionState = event.state;
         this.retryInMs = event.retryInMs;
         if (event.state === 'connected') this.notices = this.notices.filter((n) => !TRANSIENT_NOTICES.has(n.code));
-        if (event.state === 'disposed') this.disposeRenderer();
+        if (event.state === 'disposed') this.stack.dispose();
         if (event.state === 'failed' && event.closeCode === CloseCode.refused) {
           // Refused before any role: show none (the status line said Controller while it retried).
           this.role = null;
@@ -381,8 +376,8 @@ export class SharedTerminalElement extends LitElement {
         }
         this.fire('shared-terminal-connection', event);
       }),
-      connection.on('snapshot', (frame) => this.applySnapshot(frame)),
-      connection.on('output', (frame) => this.applyOutput(frame)),
+      connection.on('snapshot', (frame) => this.stack.snapshot(frame)),
+      connection.on('output', (frame) => this.stack.output(frame)),
       connection.on('role', (event) => {
         this.role = event.role;
         this.roleReason = event.reason;
@@ -412,7 +407,7 @@ export class SharedTerminalElement extends LitElement {
     this.connection?.dispose();
     this.connection = null;
     this.connectionConnector = null;
-    this.disposeRenderer();
+    this.stack.dispose();
     this.connectionState = 'idle';
     this.role = null;
     this.roleReason = null;
@@ -422,35 +417,6 @@ export class SharedTerminalElement extends LitElement {
   }
 
   // ---------------------------------------------------------------------------------------------- renderer
-
-  private applySnapshot(frame: SnapshotFrame): void {
-    const host = this.renderRoot.querySelector<HTMLElement>('.xterm-host');
-    if (!host) return;
-    this.dropStaged();
-    if (this.canApplyInPlace(frame)) {
-      this.applyInPlace(frame);
-      return;
-    }
-    if (this.canStage(frame)) {
-      this.stage(frame, host);
-      return;
-    }
-    const root = this.renderRoot as ShadowRoot;
-    const hadFocus = !!this.term && !!root.activeElement && host.contains(root.activeElement);
-    this.disposeRenderer();
-    // Another shell or size: a fresh renderer (writes queued on the old one must never land on the new screen).
-    const term = this.createRenderer(frame, host, false);
-    this.term = term;
-    this.termGeneration = frame.generation;
-    this.hasRenderer = true;
-    const connection = this.connection;
-    term.write(frame.replay, () => {
-      if (term !== this.term) return;
-      this.snapshotShown(frame, connection);
-      this.revealCursor(term);
-    });
-    if (hadFocus) term.focus();
-  }
 
   /** Scroll the cursor's line into view (see cursor-line.ts). */
   private revealCursor(term: Terminal, options: { keepScrollback?: boolean } = {}): void {
@@ -468,20 +434,19 @@ export class SharedTerminalElement extends LitElement {
     });
   }
 
-  /** The shown renderer and the staged one (it replaces the shown one in a moment and must look the same). */
+  private get term(): Terminal | null {
+    return this.stack.term;
+  }
   private get renderers(): Terminal[] {
-    return [this.term, this.staged].filter((term): term is Terminal => term !== null);
+    return this.stack.renderers;
   }
 
   private syncStdin(): void {
     for (const term of this.renderers) term.options.disableStdin = this.readonlyView || this.role !== 'controller';
   }
 
-  /** A renderer at the snapshot's size in a wrapper of its own (hidden while staged). */
-  private createRenderer(frame: SnapshotFrame, host: HTMLElement, staged: boolean): Terminal {
-    const wrapper = document.createElement('div');
-    wrapper.className = staged ? 'renderer staged' : 'renderer';
-    host.append(wrapper);
+  /** A renderer at the snapshot's size, with this element's options, addons and handlers, opened in `wrapper`. */
+  private createRenderer(frame: SnapshotFrame, wrapper: HTMLElement): Terminal {
     const term = new Terminal({
       rows: frame.rows,
       cols: frame.cols,
@@ -516,173 +481,6 @@ export class SharedTerminalElement extends LitElement {
       this.revealOnInput(term);
     });
     return term;
-  }
-
-  /**
-   * A screen without history for the same shell and size: the server's catch-up while the page cannot keep
-   * up with a flood, several a second. Snapshots with history get a fresh renderer: cheaper than resetting
-   * one that holds thousands of rows.
-   */
-  private canApplyInPlace(frame: SnapshotFrame): boolean {
-    return frame.historyLines === 0 && this.sameScreen(frame);
-  }
-
-  private sameScreen(frame: SnapshotFrame): boolean {
-    const term = this.term;
-    return (
-      !!term &&
-      this.termGeneration === frame.generation &&
-      term.rows === frame.rows &&
-      term.cols === frame.cols &&
-      term.options.scrollback === frame.scrollbackLines
-    );
-  }
-
-  /**
-   * Rebuild the screen in the current renderer. The full reset is written in order, so writes queued before
-   * it land before it and never after. A method of its own on purpose: a closure over the old renderer in
-   * applySnapshot would share its scope with the new renderer's handlers and keep the old one alive.
-   *
-   * Acked once drawn, not once parsed: in a flood the server takes the next screen when this ack arrives,
-   * and a screen taken while the page is still drawing waits in its queue and is older when shown; keys
-   * typed meanwhile also get the page between frames. (A hidden page draws nothing, so it acks when shown.)
-   */
-  private applyInPlace(frame: SnapshotFrame): void {
-    const term = this.term;
-    if (!term) return;
-    const connection = this.connection;
-    const flood = this.floodScreenOf(term);
-    flood?.enter();
-    const now = performance.now();
-    this.flooding = now - this.lastCatchUpAt < FLOOD_LINGER_MS;
-    this.lastCatchUpAt = now;
-    term.write(`\x1bc${frame.replay}`, () => {
-      if (term !== this.term) return;
-      flood?.drawNextFrame();
-      afterNextFrame(() => {
-        if (term === this.term) this.snapshotShown(frame, connection);
-      });
-    });
-  }
-
-  /**
-   * The canvas screen that shows catch-ups (see flood-screen.ts), or null: not with a screen reader (its
-   * rows are what it reads), nor where xterm.js is not the version it was made for.
-   */
-  private floodScreenOf(term: Terminal): FloodScreen | null {
-    if (this.screenReader) return null;
-    if (!this.floodScreens.has(term)) this.floodScreens.set(term, FloodScreen.create(term));
-    return this.floodScreens.get(term) ?? null;
-  }
-
-  /** Back to xterm's DOM rows once FLOOD_LINGER_MS have passed without a catch-up. */
-  private leaveFloodScreenWhenQuiet(): void {
-    if (this.floodLeaveTimer !== undefined) return;
-    const check = () => {
-      const left = this.lastCatchUpAt + FLOOD_LINGER_MS - performance.now();
-      if (left > 0) {
-        this.floodLeaveTimer = setTimeout(check, left);
-        return;
-      }
-      this.floodLeaveTimer = undefined;
-      this.leaveFloodScreen();
-    };
-    check();
-  }
-
-  /** Back to xterm's DOM rows (output streams again, or the look changed). */
-  private leaveFloodScreen(): void {
-    if (this.term) this.floodScreens.get(this.term)?.leave();
-  }
-
-  /**
-   * A snapshot with history for the screen already shown (the full history after a reconnect's first
-   * screen, or after catching up with a flood): parsing thousands of rows takes the page a few hundred
-   * milliseconds, so it is parsed in a hidden renderer while the current one stays on screen and takes
-   * keys, and swapped in once parsed. The server sends nothing newer until this snapshot is acked, so the
-   * screen shown meanwhile is the snapshot's own.
-   */
-  private canStage(frame: SnapshotFrame): boolean {
-    return frame.historyLines > 0 && this.sameScreen(frame);
-  }
-
-  private stage(frame: SnapshotFrame, host: HTMLElement): void {
-    const term = this.createRenderer(frame, host, true);
-    this.staged = term;
-    const connection = this.connection;
-    term.write(frame.replay, () => {
-      if (term !== this.staged) return;
-      this.swapInStaged();
-      this.snapshotShown(frame, connection);
-      this.revealCursor(term, { keepScrollback: true });
-    });
-  }
-
-  /** Put the parsed staged renderer on screen in place of the current one, at the same distance from the
-   *  bottom if the person had scrolled up, with the focus it had. */
-  private swapInStaged(): void {
-    const next = this.staged;
-    const previous = this.term;
-    if (!next) return;
-    this.staged = null;
-    const root = this.renderRoot as ShadowRoot;
-    const previousWrapper = previous?.element?.parentElement ?? null;
-    const hadFocus = !!previousWrapper && !!root.activeElement && previousWrapper.contains(root.activeElement);
-    const fromBottom = previous ? previous.buffer.active.baseY - previous.buffer.active.viewportY : 0;
-    next.element?.parentElement?.classList.remove('staged');
-    if (fromBottom > 0) next.scrollToLine(Math.max(0, next.buffer.active.baseY - fromBottom));
-    this.term = next;
-    previous?.dispose();
-    previousWrapper?.remove();
-    if (hadFocus) next.focus();
-  }
-
-  /** A staged renderer that will not be shown (another snapshot replaced it, or the renderer went). */
-  private dropStaged(): void {
-    const staged = this.staged;
-    if (!staged) return;
-    this.staged = null;
-    const wrapper = staged.element?.parentElement;
-    staged.dispose();
-    wrapper?.remove();
-  }
-
-  /** A snapshot is parsed and on screen: ack it (the server counts its replay as in flight until then) and say so. */
-  private snapshotShown(frame: SnapshotFrame, connection: TerminalConnection | null): void {
-    connection?.parsed(frame.sequence, 0);
-    this.fire('shared-terminal-screen', {
-      generation: frame.generation,
-      sequence: frame.sequence,
-      historyLines: frame.historyLines,
-      truncated: frame.truncated,
-    } satisfies ScreenEventDetail);
-  }
-
-  private applyOutput(frame: OutputFrame): void {
-    // Output after a staged snapshot belongs to the staged renderer (the shown one is as of that snapshot).
-    const term = this.staged ?? this.term;
-    if (!term) return;
-    // While a flood goes on the canvas stays the screen and draws this output too (FLOOD_LINGER_MS).
-    const flood = term === this.term ? this.floodScreens.get(term) : undefined;
-    const onCanvas = !!flood?.showing && this.flooding && performance.now() - this.lastCatchUpAt < FLOOD_LINGER_MS;
-    if (onCanvas) this.leaveFloodScreenWhenQuiet();
-    else if (term === this.term) this.leaveFloodScreen();
-    const connection = this.connection;
-    term.write(frame.data, () => {
-      if (onCanvas) flood?.drawNextFrame();
-      if (term === this.term || term === this.staged) connection?.parsed(frame.sequence, frame.data.length);
-    });
-  }
-
-  private disposeRenderer(): void {
-    if (this.floodLeaveTimer !== undefined) clearTimeout(this.floodLeaveTimer);
-    this.floodLeaveTimer = undefined;
-    this.dropStaged();
-    this.term?.dispose();
-    this.term = null;
-    this.hasRenderer = false;
-    const host = this.renderRoot?.querySelector<HTMLElement>('.xterm-host');
-    if (host) host.replaceChildren();
   }
 
   private clampedFontSize(): number {
