@@ -3,7 +3,7 @@ import { LitElement, html, nothing, type PropertyValues, type TemplateResult } f
 import { Terminal, type ITheme } from '@xterm/xterm';
 import { Unicode11Addon } from '@xterm/addon-unicode11';
 import { WebLinksAddon } from '@xterm/addon-web-links';
-import { SearchAddon, type ISearchOptions } from '@xterm/addon-search';
+import { SearchAddon } from '@xterm/addon-search';
 import { CloseCode, type Connector, type SnapshotFrame, type StatusFrame } from '@shared-terminal/server/protocol';
 import { TerminalConnection, type ConnectionState, type LeaseView, type SocketFactory, type ViewNotice, type ViewNoticeCode } from './connection.ts';
 import { messagesFor, resolveLocale, type Messages } from './i18n.ts';
@@ -15,14 +15,13 @@ import { panelStyles, xtermStyles } from './styles.ts';
 import { DARK_PALETTE, LIGHT_PALETTE } from './palette.ts';
 import type { SharedTerminalEventDetails } from './events.ts';
 import { isMac, shortcutFor } from './shortcuts.ts';
+import { noticeList, noticeText, withNotice, withoutTransient, type ShownNotice } from './views/notices.ts';
+import { modelWaiting, statusLine } from './views/status-line.ts';
+import { DEFAULT_FONT_SIZE, MAX_FONT_SIZE, MIN_FONT_SIZE, confirmDialog, contextMenu, menuKey, settingsMenu, type SettingsMenuActions } from './views/menus.ts';
+import { SEARCH_LIMIT, searchBar, searchOptions, type SearchResult } from './views/search-bar.ts';
 
-export const MIN_FONT_SIZE = 8;
-export const MAX_FONT_SIZE = 32;
-export const DEFAULT_FONT_SIZE = 13;
-const MAX_NOTICES = 4;
-const ERROR_NOTICES: ReadonlySet<ViewNoticeCode> = new Set(['protocol-error', 'disposed', 'blocked', 'exited', 'operation-failed', 'connect-failed', 'refused']);
-/** Notices that describe a passing condition: they go away once the view is connected again. */
-const TRANSIENT_NOTICES: ReadonlySet<ViewNoticeCode> = new Set(['reconnecting', 'connect-failed', 'not-connected', 'protocol-error', 'disposed']);
+export { DEFAULT_FONT_SIZE, MAX_FONT_SIZE, MIN_FONT_SIZE } from './views/menus.ts';
+export { modelWaiting } from './views/status-line.ts';
 
 /** Detail of `shared-terminal-screen`: a snapshot was parsed and is on screen. */
 export interface ScreenEventDetail {
@@ -44,18 +43,6 @@ export interface NoticeEventDetail {
   code: ViewNoticeCode;
   message: string;
 }
-interface ShownNotice {
-  id: number;
-  code: ViewNoticeCode;
-  detail: string | null;
-}
-
-/** Where a scrollback search stands: the active match (1-based; 0 while none is active) and the match count. */
-interface SearchResult {
-  index: number;
-  count: number;
-}
-
 /** The `theme` attribute: `auto` follows the page's `prefers-color-scheme`. */
 export type ThemeName = 'light' | 'dark' | 'auto';
 
@@ -64,20 +51,6 @@ function openLink(event: MouseEvent, uri: string): void {
   event.preventDefault();
   window.open(uri, '_blank', 'noopener,noreferrer');
 }
-
-/** Matches the scrollback search counts and highlights (a bound on the work of one keystroke). */
-const SEARCH_LIMIT = 1000;
-
-/** Match colours of the scrollback search (xterm.js takes #RRGGBB only), for light and dark screens. */
-const SEARCH_COLOURS = {
-  light: { matchBackground: '#fff8c5', activeMatchBackground: '#ffd33d', matchOverviewRuler: '#d4a72c', activeMatchColorOverviewRuler: '#9a6700' },
-  dark: { matchBackground: '#4b3a00', activeMatchBackground: '#9e6a03', matchOverviewRuler: '#9e6a03', activeMatchColorOverviewRuler: '#d29922' },
-};
-
-/** Notices whose way out is Reconnect: they carry the button. */
-const RECONNECT_NOTICES: ReadonlySet<ViewNoticeCode> = new Set(['protocol-error', 'controller-available', 'connect-failed', 'refused']);
-
-let nextNoticeId = 1;
 
 /**
  * @tag shared-terminal
@@ -366,7 +339,7 @@ export class SharedTerminalElement extends LitElement {
       connection.on('state', (event) => {
         this.connectionState = event.state;
         this.retryInMs = event.retryInMs;
-        if (event.state === 'connected') this.notices = this.notices.filter((n) => !TRANSIENT_NOTICES.has(n.code));
+        if (event.state === 'connected') this.notices = withoutTransient(this.notices);
         if (event.state === 'disposed') this.stack.dispose();
         if (event.state === 'failed' && event.closeCode === CloseCode.refused) {
           // Refused before any role: show none (the status line said Controller while it retried).
@@ -494,7 +467,7 @@ export class SharedTerminalElement extends LitElement {
 
   private xtermTheme(): ITheme {
     // The dark colours are in force for theme="dark", and for theme="auto" on a dark page (styles.ts).
-    const dark = getComputedStyle(this).colorScheme === 'dark';
+    const dark = this.dark;
     return {
       ...(dark ? DARK_PALETTE : LIGHT_PALETTE),
       background: this.cssValue('--st-bg') || undefined,
@@ -512,6 +485,11 @@ export class SharedTerminalElement extends LitElement {
 
   // ---------------------------------------------------------------------------------------------- actions
 
+  /** Whether the dark colours are in force (theme="dark", or "auto" on a dark page). */
+  private get dark(): boolean {
+    return getComputedStyle(this).colorScheme === 'dark';
+  }
+
   /** The element's own `lang`, else the nearest ancestor's (the page's language). */
   private get t(): Messages {
     const inherited = this.parentElement?.closest<HTMLElement>('[lang]')?.lang ?? document.documentElement.lang;
@@ -523,14 +501,9 @@ export class SharedTerminalElement extends LitElement {
   }
 
   private showNotice(notice: ViewNotice): void {
-    const shown: ShownNotice = { id: nextNoticeId++, code: notice.code, detail: notice.detail };
-    this.notices = [...this.notices.filter((n) => n.code !== notice.code), shown].slice(-MAX_NOTICES);
-    this.fire('shared-terminal-notice', { code: notice.code, message: this.noticeText(shown) } satisfies NoticeEventDetail);
-  }
-
-  private noticeText(notice: ShownNotice): string {
-    const text = (this.t.notice[notice.code] as string | undefined) ?? notice.detail ?? notice.code;
-    return (notice.code === 'connect-failed' || notice.code === 'refused') && notice.detail ? `${text} (${notice.detail})` : text;
+    const { list, shown } = withNotice(this.notices, notice);
+    this.notices = list;
+    this.fire('shared-terminal-notice', { code: notice.code, message: noticeText(this.t, shown) } satisfies NoticeEventDetail);
   }
 
   private dismiss(id: number): void {
@@ -606,35 +579,10 @@ export class SharedTerminalElement extends LitElement {
     }
   }
 
-  private onMenuKey(event: KeyboardEvent): void {
-    const items = this.menuItems();
-    const index = items.indexOf(event.composedPath()[0] as HTMLElement);
-    const move = (to: number): void => {
-      event.preventDefault();
-      items[(to + items.length) % items.length]?.focus();
-    };
-    switch (event.key) {
-      case 'ArrowDown':
-        move(index + 1);
-        break;
-      case 'ArrowUp':
-        move(index - 1);
-        break;
-      case 'Home':
-        move(0);
-        break;
-      case 'End':
-        move(items.length - 1);
-        break;
-      case 'Escape':
-        event.preventDefault();
-        this.closeMenu(true);
-        break;
-      case 'Tab':
-        this.closeMenu(false);
-        break;
-    }
-  }
+  private onMenuKey = (event: KeyboardEvent): void => {
+    const key = menuKey(event, this.menuItems());
+    if (key === 'escape' || key === 'tab') this.closeMenu(key === 'escape');
+  };
 
   private onMenuFocusOut(event: FocusEvent): void {
     const next = event.relatedTarget as Node | null;
@@ -642,17 +590,17 @@ export class SharedTerminalElement extends LitElement {
     if (this.menuOpen && (!next || !actions?.contains(next))) this.menuOpen = false;
   }
 
-  private menuAction(action: () => void, close = true): void {
+  private menuAction = (action: () => void, close = true): void => {
     action();
     if (close) this.closeMenu(true);
-  }
+  };
 
-  private async askReset(): Promise<void> {
+  private askReset = async (): Promise<void> => {
     this.menuOpen = false;
     this.confirmOpen = true;
     await this.updateComplete;
     this.renderRoot.querySelector<HTMLElement>('.confirm .cancel')?.focus();
-  }
+  };
 
   private confirmReset(): void {
     this.confirmOpen = false;
@@ -729,36 +677,28 @@ export class SharedTerminalElement extends LitElement {
     if (returnFocus) this.term?.focus();
   }
 
-  private onContextMenuKey(event: KeyboardEvent): void {
+  private onContextMenuKey = (event: KeyboardEvent): void => {
     const items = [...this.renderRoot.querySelectorAll<HTMLElement>('.context-menu [role="menuitem"]:not([disabled])')];
-    const index = items.indexOf(event.composedPath()[0] as HTMLElement);
-    if (event.key === 'Escape') {
-      event.preventDefault();
-      this.closeContextMenu(true);
-    } else if (event.key === 'ArrowDown' || event.key === 'ArrowUp') {
-      event.preventDefault();
-      items[(index + (event.key === 'ArrowDown' ? 1 : -1) + items.length) % items.length]?.focus();
-    } else if (event.key === 'Tab') {
-      this.closeContextMenu(false);
-    }
-  }
+    const key = menuKey(event, items);
+    if (key === 'escape' || key === 'tab') this.closeContextMenu(key === 'escape');
+  };
 
-  private onContextMenuFocusOut(event: FocusEvent): void {
+  private onContextMenuFocusOut = (event: FocusEvent): void => {
     const next = event.relatedTarget as Node | null;
     const menu = this.renderRoot.querySelector('.context-menu');
     if (!next || !menu?.contains(next)) this.contextMenuAt = null;
-  }
+  };
 
-  private contextCopy(): void {
+  private contextCopy = (): void => {
     const selection = this.term?.getSelection() ?? '';
     this.closeContextMenu(true);
     if (selection) void this.copyText(selection);
-  }
+  };
 
-  private contextPaste(): void {
+  private contextPaste = (): void => {
     this.closeContextMenu(true);
     void this.pasteFromClipboard();
-  }
+  };
 
   private async openSearch(): Promise<void> {
     this.searchOpen = true;
@@ -776,11 +716,6 @@ export class SharedTerminalElement extends LitElement {
     this.term?.focus();
   }
 
-  private searchOptions(incremental: boolean): ISearchOptions {
-    const dark = getComputedStyle(this).colorScheme === 'dark';
-    return { incremental, decorations: SEARCH_COLOURS[dark ? 'dark' : 'light'] };
-  }
-
   /** Find the next (or previous) match of the search box's text in the shown renderer's scrollback. */
   private find(direction: 'next' | 'previous', incremental = false): void {
     const term = this.term;
@@ -792,18 +727,8 @@ export class SharedTerminalElement extends LitElement {
       this.searchResult = null;
       return;
     }
-    if (direction === 'next') search.findNext(query, this.searchOptions(incremental));
-    else search.findPrevious(query, this.searchOptions(false));
-  }
-
-  private onSearchKey(event: KeyboardEvent): void {
-    if (event.key === 'Enter') {
-      event.preventDefault();
-      this.find(event.shiftKey ? 'previous' : 'next');
-    } else if (event.key === 'Escape') {
-      event.preventDefault();
-      this.closeSearch();
-    }
+    if (direction === 'next') search.findNext(query, searchOptions(incremental, this.dark));
+    else search.findPrevious(query, searchOptions(false, this.dark));
   }
 
   // ---------------------------------------------------------------------------------------------- render
@@ -827,7 +752,19 @@ export class SharedTerminalElement extends LitElement {
           >
             <span class="chevron" aria-hidden="true">▸</span> ${t.terminal}
           </button>
-          ${this.renderStatus(t)}
+          ${statusLine(
+            {
+              role: this.role,
+              roleReason: this.roleReason,
+              readonlyView: this.readonlyView,
+              touch: this.isTouch(),
+              connectionState: this.connectionState,
+              retryInMs: this.retryInMs,
+              status: this.status,
+              lease: this.lease,
+            },
+            t,
+          )}
           <div class="actions" @focusout=${this.onMenuFocusOut}>
             <button part="takeover-button" class="takeover ${canTakeOver ? 'primary' : ''}" ?disabled=${!canTakeOver} @click=${this.onTakeover}>
               ${t.takeOver}
@@ -846,22 +783,16 @@ export class SharedTerminalElement extends LitElement {
             >
               <span aria-hidden="true">⚙</span>
             </button>
-            ${this.renderMenu(t, canReset)}
+            ${settingsMenu(
+              { open: this.menuOpen, fontSize: this.clampedFontSize(), hasRenderer: this.hasRenderer, screenReader: this.screenReader, canReset },
+              t,
+              this.menuActions,
+            )}
           </div>
         </div>
-        ${this.confirmOpen ? this.renderConfirm(t) : nothing}
-        <div part="notices" class="notices" role="log" aria-live="polite">
-          ${this.notices.map(
-            (n) => html`<div part="notice" class="notice ${ERROR_NOTICES.has(n.code) ? 'error' : ''}" data-code=${n.code}>
-              <span>${this.noticeText(n)}</span>
-              ${RECONNECT_NOTICES.has(n.code)
-                ? html`<button class="notice-reconnect" @click=${() => (this.dismiss(n.id), this.reconnect())}>${t.reconnect}</button>`
-                : nothing}
-              <button class="notice-dismiss" aria-label=${t.dismiss} title=${t.dismiss} @click=${() => this.dismiss(n.id)}>×</button>
-            </div>`,
-          )}
-        </div>
-        ${this.searchOpen && !this.collapsed ? this.renderSearch(t) : nothing}
+        ${this.confirmOpen ? confirmDialog(t, { reset: () => this.confirmReset(), cancel: () => this.cancelReset() }) : nothing}
+        ${noticeList(t, this.notices, { dismiss: (id) => this.dismiss(id), reconnect: () => this.reconnect() })}
+        ${this.searchOpen && !this.collapsed ? searchBar(this.searchResult, t, { find: (direction, incremental) => this.find(direction, incremental), close: () => this.closeSearch() }) : nothing}
         <div part="body" id="body" class="body ${this.collapsed ? 'collapsed' : ''}" aria-hidden=${String(this.collapsed)}>
           <div part="viewport" class="viewport">
             ${this.hasRenderer ? nothing : html`<div class="placeholder">${t.connection[this.connectionState]}…</div>`}
@@ -873,7 +804,14 @@ export class SharedTerminalElement extends LitElement {
             ></div>
           </div>
         </div>
-        ${this.contextMenuAt ? this.renderContextMenu(t, this.contextMenuAt) : nothing}
+        ${this.contextMenuAt
+          ? contextMenu(this.contextMenuAt, { canCopy: !!this.term?.hasSelection(), canPaste: this.canPaste() }, t, {
+              copy: this.contextCopy,
+              paste: this.contextPaste,
+              keydown: this.onContextMenuKey,
+              focusout: this.onContextMenuFocusOut,
+            })
+          : nothing}
       </section>
     `;
   }
@@ -884,156 +822,16 @@ export class SharedTerminalElement extends LitElement {
     queueMicrotask(() => (this.pasting = false));
   };
 
-  private renderStatus(t: Messages): TemplateResult {
-    const s = this.status;
-    const readonly = this.role === 'readonly' || (this.role === null && this.readonlyView);
-    // The role word only once the server gave one (or the view asked to be read only): never a role it lacks.
-    const showRole = this.role !== null || this.readonlyView;
-    const reason = readonly ? (this.isTouch() && this.roleReason !== 'controller-busy' && this.roleReason !== 'invalid-resume' ? t.roleReason.touch : this.roleReason ? t.roleReason[this.roleReason as keyof Messages['roleReason']] : undefined) : undefined;
-    const mine = this.lease.state === 'granted';
-    const retry = this.connectionState === 'reconnecting' && this.retryInMs ? ` (${t.retryIn(Math.ceil(this.retryInMs / 1000))})` : '';
-    const segments: TemplateResult[] = [
-      html`<span part="connection" class="connection state-${this.connectionState}">${t.connection[this.connectionState]}${retry}</span>`,
-    ];
-    if (s && this.connectionState === 'connected') {
-      // Queue facts only while attached: between connections they would be stale.
-      segments.push(html`<span class="queue-status">${t.queueStatus[s.queueStatus]}</span>`);
-      segments.push(html`<span class="holder">${t.holder(s.holder, mine)}</span>`);
-      segments.push(html`<span class="queue">${t.queued(s.pendingCount)}</span>`);
-      if (modelWaiting(s)) segments.push(html`<span class="waiting">${t.modelWaiting}</span>`);
-      if (s.inputWait) segments.push(html`<span class="input-wait">${t.inputWait(s.inputWait.command, s.inputWait.secret)}</span>`);
-    }
-    if (this.lease.state !== 'none' && !mine) segments.push(html`<span class="lease">${t.lease[this.lease.state]}</span>`);
-    // Separators are text with spaces around them, so the line reads (and copies) as "Controller | connected | ...".
-    const role = showRole
-      ? html`<span part="role" class="role">${readonly ? t.readOnly : t.controller}</span>${reason ? html` <span class="reason">(${reason})</span>` : nothing}`
-      : nothing;
-    return html`<div part="status" class="status" role="status" aria-live="polite">${role}${segments.map(
-      (segment, i) => html`${i > 0 || showRole ? html`<span class="sep"> | </span>` : nothing}${segment}`,
-    )}</div>`;
-  }
-
-  private renderMenu(t: Messages, canReset: boolean): TemplateResult {
-    const size = this.clampedFontSize();
-    return html`<div
-      part="settings-menu"
-      id="settings-menu"
-      class="menu"
-      role="menu"
-      aria-label=${t.settings}
-      ?hidden=${!this.menuOpen}
-      @keydown=${this.onMenuKey}
-    >
-      <button role="menuitem" tabindex="-1" class="reconnect" @click=${() => this.menuAction(() => this.reconnect())}>${t.reconnect}</button>
-      <button role="menuitem" tabindex="-1" class="clear" ?disabled=${!this.hasRenderer} @click=${() => this.menuAction(() => this.clearView())}>
-        ${t.clearView}
-      </button>
-      <div class="font-row" role="group" aria-label=${t.fontSize(size)}>
-        <span aria-hidden="true">${t.fontSize(size)}</span>
-        <button
-          role="menuitem"
-          tabindex="-1"
-          class="font-down"
-          aria-label=${t.fontDownLabel}
-          title=${t.fontDownLabel}
-          ?disabled=${size <= MIN_FONT_SIZE}
-          @click=${() => this.menuAction(() => this.changeFont(-1), false)}
-        >
-          ${t.fontDown}
-        </button>
-        <button
-          role="menuitem"
-          tabindex="-1"
-          class="font-up"
-          aria-label=${t.fontUpLabel}
-          title=${t.fontUpLabel}
-          ?disabled=${size >= MAX_FONT_SIZE}
-          @click=${() => this.menuAction(() => this.changeFont(1), false)}
-        >
-          ${t.fontUp}
-        </button>
-      </div>
-      <button role="menuitem" tabindex="-1" class="fit-width" ?disabled=${!this.hasRenderer} @click=${() => this.menuAction(() => void this.fitWidth())}>
-        ${t.fitWidth}
-      </button>
-      <button
-        role="menuitemcheckbox"
-        tabindex="-1"
-        class="screen-reader"
-        aria-checked=${String(this.screenReader)}
-        @click=${() => this.menuAction(() => (this.screenReader = !this.screenReader), false)}
-      >
-        ${this.screenReader ? '✓ ' : ''}${t.screenReader}
-      </button>
-      <hr role="separator" />
-      <button role="menuitem" tabindex="-1" class="reset danger" ?disabled=${!canReset} @click=${() => void this.askReset()}>${t.resetTerminal}</button>
-    </div>`;
-  }
-
-  private renderSearch(t: Messages): TemplateResult {
-    const result = this.searchResult;
-    // The addon counts (and highlights) at most SEARCH_LIMIT matches; past them the active one has no index.
-    const more = !!result && result.count >= SEARCH_LIMIT;
-    const count =
-      result === null ? '' : result.count === 0 ? t.searchNone : result.index < 0 ? t.searchMany(result.count) : t.searchCount(result.index + 1, result.count, more);
-    return html`<div part="search" class="search" role="search" aria-label=${t.search}>
-      <input
-        type="search"
-        aria-label=${t.searchPlaceholder}
-        placeholder=${t.searchPlaceholder}
-        @input=${() => this.find('next', true)}
-        @keydown=${this.onSearchKey}
-      />
-      <span class="search-count" role="status" aria-live="polite">${count}</span>
-      <button class="search-previous" aria-label=${t.searchPrevious} title=${t.searchPrevious} @click=${() => this.find('previous')}>↑</button>
-      <button class="search-next" aria-label=${t.searchNext} title=${t.searchNext} @click=${() => this.find('next')}>↓</button>
-      <button class="search-close" aria-label=${t.searchClose} title=${t.searchClose} @click=${() => this.closeSearch()}>×</button>
-    </div>`;
-  }
-
-  private renderContextMenu(t: Messages, at: { x: number; y: number }): TemplateResult {
-    const hasSelection = !!this.term?.hasSelection();
-    return html`<div
-      part="context-menu"
-      class="context-menu"
-      role="menu"
-      aria-label=${t.contextMenu}
-      style="left: ${at.x}px; top: ${at.y}px"
-      @keydown=${this.onContextMenuKey}
-      @focusout=${this.onContextMenuFocusOut}
-    >
-      <button role="menuitem" tabindex="-1" class="context-copy" ?disabled=${!hasSelection} @click=${this.contextCopy}>${t.copy}</button>
-      <button role="menuitem" tabindex="-1" class="context-paste" ?disabled=${!this.canPaste()} @click=${this.contextPaste}>${t.paste}</button>
-    </div>`;
-  }
-
-  private renderConfirm(t: Messages): TemplateResult {
-    return html`<div
-      part="confirm"
-      class="confirm"
-      role="alertdialog"
-      aria-labelledby="confirm-title"
-      aria-describedby="confirm-body"
-      @keydown=${(event: KeyboardEvent) => {
-        if (event.key === 'Escape') {
-          event.preventDefault();
-          this.cancelReset();
-        }
-      }}
-    >
-      <h2 id="confirm-title">${t.confirmTitle}</h2>
-      <p id="confirm-body">${t.confirmBody}</p>
-      <div class="buttons">
-        <button class="confirm-reset danger primary" @click=${this.confirmReset}>${t.confirmReset}</button>
-        <button class="cancel" @click=${this.cancelReset}>${t.cancel}</button>
-      </div>
-    </div>`;
-  }
-}
-
-/** A model operation is queued behind the person who holds input (it waits until they are done). */
-export function modelWaiting(status: StatusFrame): boolean {
-  return status.holder === 'human' && status.pendingKinds.includes('model-send');
+  private readonly menuActions: SettingsMenuActions = {
+    run: (action, close) => this.menuAction(action, close),
+    reconnect: () => this.reconnect(),
+    clearView: () => this.clearView(),
+    font: (step) => this.changeFont(step),
+    fitWidth: () => void this.fitWidth(),
+    toggleScreenReader: () => (this.screenReader = !this.screenReader),
+    askReset: () => void this.askReset(),
+    keydown: (event) => this.onMenuKey(event),
+  };
 }
 
 declare global {
