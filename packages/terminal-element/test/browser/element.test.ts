@@ -3,7 +3,7 @@
 import { sendKeys } from '@web/test-runner-commands';
 import { Terminal } from '@xterm/xterm';
 import '../../src/index.ts';
-import { ScriptedServer } from '../../src/testing/scripted-server.ts';
+import { ScriptedServer } from '@shared-terminal/test-support/scripted-server';
 import { deepEqual, equal, ok, until } from '../helpers/assert.ts';
 import { mount, nextFrames, parsedAll, screenText, shadow } from '../helpers/mount.ts';
 

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { CloseCode, RESUME_PREFIX, SUBPROTOCOL, READONLY_SUBPROTOCOL } from '@shared-terminal/server/protocol';
 import { TerminalConnection, type ConnectionOptions, type ViewNotice, type ConnectionState } from '../../src/connection.ts';
-import { ScriptedServer, type ScriptedServerOptions } from '../../src/testing/scripted-server.ts';
+import { ScriptedServer, type ScriptedServerOptions } from '@shared-terminal/test-support/scripted-server';
 import { ManualTimers, settle } from '../helpers/manual-timers.ts';
 
 interface Rig {
