@@ -3,8 +3,8 @@ import { LitElement, html, nothing, type PropertyValues, type TemplateResult } f
 import { Terminal, type ITheme } from '@xterm/xterm';
 import { Unicode11Addon } from '@xterm/addon-unicode11';
 import { WebLinksAddon } from '@xterm/addon-web-links';
-import { SearchAddon } from '@xterm/addon-search';
 import { CloseCode, type Connector, type SnapshotFrame, type StatusFrame } from '@shared-terminal/server/protocol';
+import { NO_LEASE } from './connection/input-gate.ts';
 import { TerminalConnection, type ConnectionState, type LeaseView, type SocketFactory, type ViewNotice, type ViewNoticeCode } from './connection.ts';
 import { messagesFor, resolveLocale, type Messages } from './i18n.ts';
 import { isFocusReport, silenceQueryReplies } from './query-replies.ts';
@@ -17,8 +17,9 @@ import type { SharedTerminalEventDetails } from './events.ts';
 import { isMac, shortcutFor } from './shortcuts.ts';
 import { noticeList, noticeText, withNotice, withoutTransient, type ShownNotice } from './views/notices.ts';
 import { modelWaiting, statusLine } from './views/status-line.ts';
-import { DEFAULT_FONT_SIZE, MAX_FONT_SIZE, MIN_FONT_SIZE, confirmDialog, contextMenu, menuKey, settingsMenu, type SettingsMenuActions } from './views/menus.ts';
-import { SEARCH_LIMIT, searchBar, searchOptions, type SearchResult } from './views/search-bar.ts';
+import { DEFAULT_FONT_SIZE, MAX_FONT_SIZE, MIN_FONT_SIZE, confirmDialog, menuKey, settingsMenu, type SettingsMenuActions } from './views/menus.ts';
+import { SearchController } from './controllers/search.ts';
+import { ClipboardController } from './controllers/clipboard.ts';
 
 export { DEFAULT_FONT_SIZE, MAX_FONT_SIZE, MIN_FONT_SIZE } from './views/menus.ts';
 export { modelWaiting } from './views/status-line.ts';
@@ -44,7 +45,7 @@ export interface NoticeEventDetail {
   message: string;
 }
 /** The `theme` attribute: `auto` follows the page's `prefers-color-scheme`. */
-export type ThemeName = 'light' | 'dark' | 'auto';
+type ThemeName = 'light' | 'dark' | 'auto';
 
 /** A link in the output: a new tab that cannot reach back into this page (no opener, no referrer). */
 function openLink(event: MouseEvent, uri: string): void {
@@ -145,9 +146,6 @@ export class SharedTerminalElement extends LitElement {
     menuOpen: { state: true },
     confirmOpen: { state: true },
     hasRenderer: { state: true },
-    searchOpen: { state: true },
-    searchResult: { state: true },
-    contextMenuAt: { state: true },
   };
 
   declare connector: Connector | null;
@@ -170,9 +168,6 @@ export class SharedTerminalElement extends LitElement {
   declare menuOpen: boolean;
   declare confirmOpen: boolean;
   declare hasRenderer: boolean;
-  declare searchOpen: boolean;
-  declare searchResult: SearchResult | null;
-  declare contextMenuAt: { x: number; y: number } | null;
 
   private connection: TerminalConnection | null = null;
   private connectionConnector: Connector | null = null;
@@ -196,9 +191,13 @@ export class SharedTerminalElement extends LitElement {
     changed: () => (this.hasRenderer = this.stack.term !== null),
   });
   private revealScheduled = false;
-  private pasting = false;
-  /** Each renderer's scrollback search. */
-  private searches = new WeakMap<Terminal, SearchAddon>();
+  private readonly search = new SearchController(this, { term: () => this.term, root: () => this.renderRoot, dark: () => this.dark });
+  private readonly clipboard = new ClipboardController(this, {
+    term: () => this.term,
+    root: () => this.renderRoot,
+    canPaste: () => !this.readonlyView && this.role === 'controller',
+    denied: () => this.showNotice({ code: 'clipboard-denied', detail: null }),
+  });
   /** The page's colour scheme, for theme="auto" (xterm's colours are set from script, not CSS). */
   private colorScheme: MediaQueryList | null = null;
 
@@ -218,14 +217,11 @@ export class SharedTerminalElement extends LitElement {
     this.role = null;
     this.roleReason = null;
     this.status = null;
-    this.lease = { state: 'none', origin: null, leaseId: null, reason: null };
+    this.lease = { ...NO_LEASE };
     this.notices = [];
     this.menuOpen = false;
     this.confirmOpen = false;
     this.hasRenderer = false;
-    this.searchOpen = false;
-    this.searchResult = null;
-    this.contextMenuAt = null;
   }
 
   // ---------------------------------------------------------------------------------------------- public API
@@ -385,7 +381,7 @@ export class SharedTerminalElement extends LitElement {
     this.role = null;
     this.roleReason = null;
     this.status = null;
-    this.lease = { state: 'none', origin: null, leaseId: null, reason: null };
+    this.lease = { ...NO_LEASE };
     this.notices = [];
   }
 
@@ -438,18 +434,13 @@ export class SharedTerminalElement extends LitElement {
     silenceQueryReplies(term);
     // Links open in a new tab that cannot reach back into this page.
     term.loadAddon(new WebLinksAddon((event, uri) => openLink(event, uri)));
-    const search = new SearchAddon({ highlightLimit: SEARCH_LIMIT });
-    term.loadAddon(search);
-    this.searches.set(term, search);
-    search.onDidChangeResults(({ resultIndex, resultCount }) => {
-      if (term === this.term) this.searchResult = { index: resultIndex, count: resultCount };
-    });
+    this.search.attach(term);
     term.attachCustomKeyEventHandler((event) => this.onRendererKey(event, term));
     term.open(wrapper);
     skipEmptySelectionRedraws(term);
     term.onData((data) => {
       if (term !== this.term) return;
-      if (isFocusReport(data) && !this.pasting) return;
+      if (isFocusReport(data) && !this.clipboard.pasting) return;
       this.connection?.input(data);
       this.revealOnInput(term);
     });
@@ -625,110 +616,15 @@ export class SharedTerminalElement extends LitElement {
     if (event.type === 'keydown') {
       if (action === 'copy') {
         event.preventDefault();
-        if (term.hasSelection()) void this.copyText(term.getSelection());
+        if (term.hasSelection()) void this.clipboard.copy(term.getSelection());
       } else if (action === 'search') {
         event.preventDefault();
-        void this.openSearch();
+        void this.search.show();
       }
       // paste: left to the browser (its own paste needs no permission): it fills xterm.js's textarea, which
       // sends the text as typed (bracketed when the program asked for it).
     }
     return false;
-  }
-
-  private async copyText(text: string): Promise<void> {
-    try {
-      await navigator.clipboard.writeText(text);
-    } catch {
-      this.showNotice({ code: 'clipboard-denied', detail: null });
-    }
-  }
-
-  private async pasteFromClipboard(): Promise<void> {
-    const term = this.term;
-    if (!term) return;
-    let text: string;
-    try {
-      text = await navigator.clipboard.readText();
-    } catch {
-      this.showNotice({ code: 'clipboard-denied', detail: null });
-      return;
-    }
-    if (term !== this.term) return;
-    this.pasting = true;
-    term.paste(text);
-    this.pasting = false;
-    term.focus();
-  }
-
-  private canPaste(): boolean {
-    return !this.readonlyView && this.role === 'controller';
-  }
-
-  private onContextMenu = (event: MouseEvent): void => {
-    if (!this.term) return;
-    event.preventDefault();
-    this.contextMenuAt = { x: event.clientX, y: event.clientY };
-    void this.updateComplete.then(() => this.renderRoot.querySelector<HTMLElement>('.context-menu [role="menuitem"]:not([disabled])')?.focus());
-  };
-
-  private closeContextMenu(returnFocus: boolean): void {
-    this.contextMenuAt = null;
-    if (returnFocus) this.term?.focus();
-  }
-
-  private onContextMenuKey = (event: KeyboardEvent): void => {
-    const items = [...this.renderRoot.querySelectorAll<HTMLElement>('.context-menu [role="menuitem"]:not([disabled])')];
-    const key = menuKey(event, items);
-    if (key === 'escape' || key === 'tab') this.closeContextMenu(key === 'escape');
-  };
-
-  private onContextMenuFocusOut = (event: FocusEvent): void => {
-    const next = event.relatedTarget as Node | null;
-    const menu = this.renderRoot.querySelector('.context-menu');
-    if (!next || !menu?.contains(next)) this.contextMenuAt = null;
-  };
-
-  private contextCopy = (): void => {
-    const selection = this.term?.getSelection() ?? '';
-    this.closeContextMenu(true);
-    if (selection) void this.copyText(selection);
-  };
-
-  private contextPaste = (): void => {
-    this.closeContextMenu(true);
-    void this.pasteFromClipboard();
-  };
-
-  private async openSearch(): Promise<void> {
-    this.searchOpen = true;
-    await this.updateComplete;
-    const input = this.renderRoot.querySelector<HTMLInputElement>('.search input');
-    input?.focus();
-    input?.select();
-  }
-
-  private closeSearch(): void {
-    this.searchOpen = false;
-    this.searchResult = null;
-    if (this.term) this.searches.get(this.term)?.clearDecorations();
-    this.term?.clearSelection();
-    this.term?.focus();
-  }
-
-  /** Find the next (or previous) match of the search box's text in the shown renderer's scrollback. */
-  private find(direction: 'next' | 'previous', incremental = false): void {
-    const term = this.term;
-    const search = term ? this.searches.get(term) : undefined;
-    const query = this.renderRoot.querySelector<HTMLInputElement>('.search input')?.value ?? '';
-    if (!search) return;
-    if (!query) {
-      search.clearDecorations();
-      this.searchResult = null;
-      return;
-    }
-    if (direction === 'next') search.findNext(query, searchOptions(incremental, this.dark));
-    else search.findPrevious(query, searchOptions(false, this.dark));
   }
 
   // ---------------------------------------------------------------------------------------------- render
@@ -792,35 +688,22 @@ export class SharedTerminalElement extends LitElement {
         </div>
         ${this.confirmOpen ? confirmDialog(t, { reset: () => this.confirmReset(), cancel: () => this.cancelReset() }) : nothing}
         ${noticeList(t, this.notices, { dismiss: (id) => this.dismiss(id), reconnect: () => this.reconnect() })}
-        ${this.searchOpen && !this.collapsed ? searchBar(this.searchResult, t, { find: (direction, incremental) => this.find(direction, incremental), close: () => this.closeSearch() }) : nothing}
+        ${this.search.open && !this.collapsed ? this.search.render(t) : nothing}
         <div part="body" id="body" class="body ${this.collapsed ? 'collapsed' : ''}" aria-hidden=${String(this.collapsed)}>
           <div part="viewport" class="viewport">
             ${this.hasRenderer ? nothing : html`<div class="placeholder">${t.connection[this.connectionState]}…</div>`}
             <div
               part="terminal"
               class="xterm-host"
-              @paste=${{ handleEvent: this.onPasteCapture, capture: true }}
-              @contextmenu=${this.onContextMenu}
+              @paste=${{ handleEvent: this.clipboard.onPasteCapture, capture: true }}
+              @contextmenu=${this.clipboard.onContextMenu}
             ></div>
           </div>
         </div>
-        ${this.contextMenuAt
-          ? contextMenu(this.contextMenuAt, { canCopy: !!this.term?.hasSelection(), canPaste: this.canPaste() }, t, {
-              copy: this.contextCopy,
-              paste: this.contextPaste,
-              keydown: this.onContextMenuKey,
-              focusout: this.onContextMenuFocusOut,
-            })
-          : nothing}
+        ${this.clipboard.render(t) ?? nothing}
       </section>
     `;
   }
-
-  private onPasteCapture = (): void => {
-    // A paste is a person's input even if it looks like a focus report.
-    this.pasting = true;
-    queueMicrotask(() => (this.pasting = false));
-  };
 
   private readonly menuActions: SettingsMenuActions = {
     run: (action, close) => this.menuAction(action, close),

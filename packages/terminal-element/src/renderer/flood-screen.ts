@@ -174,7 +174,6 @@ export class FloodScreen {
 
   /** A row as runs of one style: backgrounds first, then text and lines over them. */
   private drawLine(line: IBufferLine, y: number, size: CellSize, colors: ThemeColors, brightBold: boolean): void {
-    const ctx = this.context;
     const cell = this.cell;
     const cols = this.term.cols;
     const top = y * size.height;

@@ -3,7 +3,7 @@
 // manual clock.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { CloseCode, RESUME_PREFIX, SUBPROTOCOL, READONLY_SUBPROTOCOL } from '@shared-terminal/server/protocol';
+import { CloseCode, PROTOCOL_VERSION, RESUME_PREFIX, SUBPROTOCOL, READONLY_SUBPROTOCOL } from '@shared-terminal/server/protocol';
 import { TerminalConnection, type ConnectionOptions, type ViewNotice, type ConnectionState } from '../../src/connection.ts';
 import { ScriptedServer, type ScriptedServerOptions } from '@shared-terminal/test-support/scripted-server';
 import { ManualTimers, settle } from '../helpers/manual-timers.ts';
@@ -104,14 +104,14 @@ test('a sequence gap asks for a resync and drops output until the fresh snapshot
 test('a duplicate output is dropped', async () => {
   const rig = await connected();
   rig.server.output('a');
-  rig.server.send({ v: 1, type: 'output', generation: 1, sequence: 1, data: 'a' });
+  rig.server.send({ v: PROTOCOL_VERSION, type: 'output', generation: 1, sequence: 1, data: 'a' });
   assert.deepEqual(rig.outputs, ['a']);
   assert.deepEqual(types(rig), []);
 });
 
 test('output of another generation asks for a fresh snapshot', async () => {
   const rig = await connected();
-  rig.server.send({ v: 1, type: 'output', generation: 2, sequence: 1, data: 'x' });
+  rig.server.send({ v: PROTOCOL_VERSION, type: 'output', generation: 2, sequence: 1, data: 'x' });
   assert.deepEqual(rig.outputs, []);
   assert.deepEqual(types(rig), ['resync']);
 });
