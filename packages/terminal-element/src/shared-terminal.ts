@@ -17,7 +17,8 @@ import type { SharedTerminalEventDetails } from './events.ts';
 import { isMac, shortcutFor } from './shortcuts.ts';
 import { noticeList, noticeText, withNotice, withoutTransient, type ShownNotice } from './views/notices.ts';
 import { modelWaiting, statusLine } from './views/status-line.ts';
-import { DEFAULT_FONT_SIZE, MAX_FONT_SIZE, MIN_FONT_SIZE, confirmDialog, menuKey, settingsMenu, type SettingsMenuActions } from './views/menus.ts';
+import { DEFAULT_FONT_SIZE, MAX_FONT_SIZE, MIN_FONT_SIZE } from './views/menus.ts';
+import { SettingsMenuController } from './controllers/settings-menu.ts';
 import { SearchController } from './controllers/search.ts';
 import { ClipboardController } from './controllers/clipboard.ts';
 
@@ -143,8 +144,6 @@ export class SharedTerminalElement extends LitElement {
     status: { state: true },
     lease: { state: true },
     notices: { state: true },
-    menuOpen: { state: true },
-    confirmOpen: { state: true },
     hasRenderer: { state: true },
   };
 
@@ -165,8 +164,6 @@ export class SharedTerminalElement extends LitElement {
   declare status: StatusFrame | null;
   declare lease: LeaseView;
   declare notices: ShownNotice[];
-  declare menuOpen: boolean;
-  declare confirmOpen: boolean;
   declare hasRenderer: boolean;
 
   private connection: TerminalConnection | null = null;
@@ -192,6 +189,17 @@ export class SharedTerminalElement extends LitElement {
   });
   private revealScheduled = false;
   private readonly search = new SearchController(this, { term: () => this.term, root: () => this.renderRoot, dark: () => this.dark });
+  private readonly menu = new SettingsMenuController(this, {
+    root: () => this.renderRoot,
+    reset: () => this.connection?.reset(),
+    actions: {
+      reconnect: () => this.reconnect(),
+      clearView: () => this.clearView(),
+      font: (step) => this.changeFont(step),
+      fitWidth: () => void this.fitWidth(),
+      toggleScreenReader: () => (this.screenReader = !this.screenReader),
+    },
+  });
   private readonly clipboard = new ClipboardController(this, {
     term: () => this.term,
     root: () => this.renderRoot,
@@ -219,8 +227,6 @@ export class SharedTerminalElement extends LitElement {
     this.status = null;
     this.lease = { ...NO_LEASE };
     this.notices = [];
-    this.menuOpen = false;
-    this.confirmOpen = false;
     this.hasRenderer = false;
   }
 
@@ -351,7 +357,7 @@ export class SharedTerminalElement extends LitElement {
         this.role = event.role;
         this.roleReason = event.reason;
         this.syncStdin();
-        if (event.role === 'readonly') this.confirmOpen = false;
+        if (event.role === 'readonly') this.menu.dismiss();
         this.fire('shared-terminal-role', event);
       }),
       connection.on('status', (frame) => {
@@ -547,63 +553,6 @@ export class SharedTerminalElement extends LitElement {
     this.connection?.interrupt();
   }
 
-  private menuItems(): HTMLElement[] {
-    return [...this.renderRoot.querySelectorAll<HTMLElement>('.menu [role^="menuitem"]:not([disabled])')];
-  }
-
-  private async openMenu(focus: 'first' | 'last' = 'first'): Promise<void> {
-    this.menuOpen = true;
-    await this.updateComplete;
-    const items = this.menuItems();
-    (focus === 'first' ? items[0] : items[items.length - 1])?.focus();
-  }
-
-  private closeMenu(returnFocus: boolean): void {
-    this.menuOpen = false;
-    if (returnFocus) this.renderRoot.querySelector<HTMLElement>('.settings')?.focus();
-  }
-
-  private onSettingsKey(event: KeyboardEvent): void {
-    if (event.key === 'ArrowDown' || event.key === 'ArrowUp') {
-      event.preventDefault();
-      void this.openMenu(event.key === 'ArrowDown' ? 'first' : 'last');
-    }
-  }
-
-  private onMenuKey = (event: KeyboardEvent): void => {
-    const key = menuKey(event, this.menuItems());
-    if (key === 'escape' || key === 'tab') this.closeMenu(key === 'escape');
-  };
-
-  private onMenuFocusOut(event: FocusEvent): void {
-    const next = event.relatedTarget as Node | null;
-    const actions = this.renderRoot.querySelector('.actions');
-    if (this.menuOpen && (!next || !actions?.contains(next))) this.menuOpen = false;
-  }
-
-  private menuAction = (action: () => void, close = true): void => {
-    action();
-    if (close) this.closeMenu(true);
-  };
-
-  private askReset = async (): Promise<void> => {
-    this.menuOpen = false;
-    this.confirmOpen = true;
-    await this.updateComplete;
-    this.renderRoot.querySelector<HTMLElement>('.confirm .cancel')?.focus();
-  };
-
-  private confirmReset(): void {
-    this.confirmOpen = false;
-    this.connection?.reset();
-    this.renderRoot.querySelector<HTMLElement>('.settings')?.focus();
-  }
-
-  private cancelReset(): void {
-    this.confirmOpen = false;
-    this.renderRoot.querySelector<HTMLElement>('.settings')?.focus();
-  }
-
   // ---------------------------------------------------------------------------------------------- clipboard, search
 
   /** The terminal's own shortcuts (shortcuts.ts); every other key goes to xterm.js and on to the shell. */
@@ -661,7 +610,7 @@ export class SharedTerminalElement extends LitElement {
             },
             t,
           )}
-          <div class="actions" @focusout=${this.onMenuFocusOut}>
+          <div class="actions" @focusout=${this.menu.onActionsFocusOut}>
             <button part="takeover-button" class="takeover ${canTakeOver ? 'primary' : ''}" ?disabled=${!canTakeOver} @click=${this.onTakeover}>
               ${t.takeOver}
             </button>
@@ -670,23 +619,19 @@ export class SharedTerminalElement extends LitElement {
               part="settings-button"
               class="settings"
               aria-haspopup="menu"
-              aria-expanded=${String(this.menuOpen)}
+              aria-expanded=${String(this.menu.state === 'menu')}
               aria-controls="settings-menu"
               aria-label=${t.settings}
               title=${t.settings}
-              @click=${() => (this.menuOpen ? this.closeMenu(false) : void this.openMenu())}
-              @keydown=${this.onSettingsKey}
+              @click=${this.menu.onGearClick}
+              @keydown=${this.menu.onGearKey}
             >
               <span aria-hidden="true">⚙</span>
             </button>
-            ${settingsMenu(
-              { open: this.menuOpen, fontSize: this.clampedFontSize(), hasRenderer: this.hasRenderer, screenReader: this.screenReader, canReset },
-              t,
-              this.menuActions,
-            )}
+            ${this.menu.renderMenu({ fontSize: this.clampedFontSize(), hasRenderer: this.hasRenderer, screenReader: this.screenReader, canReset }, t)}
           </div>
         </div>
-        ${this.confirmOpen ? confirmDialog(t, { reset: () => this.confirmReset(), cancel: () => this.cancelReset() }) : nothing}
+        ${this.menu.renderConfirm(t)}
         ${noticeList(t, this.notices, { dismiss: (id) => this.dismiss(id), reconnect: () => this.reconnect() })}
         ${this.search.open && !this.collapsed ? this.search.render(t) : nothing}
         <div part="body" id="body" class="body ${this.collapsed ? 'collapsed' : ''}" aria-hidden=${String(this.collapsed)}>
@@ -704,17 +649,6 @@ export class SharedTerminalElement extends LitElement {
       </section>
     `;
   }
-
-  private readonly menuActions: SettingsMenuActions = {
-    run: (action, close) => this.menuAction(action, close),
-    reconnect: () => this.reconnect(),
-    clearView: () => this.clearView(),
-    font: (step) => this.changeFont(step),
-    fitWidth: () => void this.fitWidth(),
-    toggleScreenReader: () => (this.screenReader = !this.screenReader),
-    askReset: () => void this.askReset(),
-    keydown: (event) => this.onMenuKey(event),
-  };
 }
 
 declare global {
