@@ -1,7 +1,7 @@
 /**
  * The element's menus and its one dialog: the settings menu (gear), the right-click menu (Copy, Paste) and
  * the Reset Terminal confirmation. Templates and keyboard rules only (the WAI-ARIA menu pattern: arrows,
- * Home and End move, Escape closes and returns focus, Tab closes and moves on); the element owns the state.
+ * Home and End move, Escape closes and returns focus, Tab closes and moves on); the controllers own the state.
  */
 import { html, type TemplateResult } from 'lit';
 import type { Messages } from '../i18n.ts';
