@@ -25,14 +25,14 @@ import { DARK_PALETTE, LIGHT_PALETTE } from './palette.ts';
 import type { SharedTerminalEventDetails } from './events.ts';
 import { isMac, shortcutFor } from './shortcuts.ts';
 import { noticeList, noticeText, withNotice, withoutTransient, type ShownNotice } from './views/notices.ts';
-import { modelWaiting, statusLine } from './views/status-line.ts';
+import { statusDetail, statusLine } from './views/status-line.ts';
 import { DEFAULT_FONT_SIZE, MAX_FONT_SIZE, MIN_FONT_SIZE } from './views/menus.ts';
 import { SettingsMenuController } from './controllers/settings-menu.ts';
 import { SearchController } from './controllers/search.ts';
 import { ClipboardController } from './controllers/clipboard.ts';
 
 export { DEFAULT_FONT_SIZE, MAX_FONT_SIZE, MIN_FONT_SIZE } from './views/menus.ts';
-export { modelWaiting } from './views/status-line.ts';
+export { modelWaiting, type StatusEventDetail } from './views/status-line.ts';
 
 /** Detail of `shared-terminal-screen`: a snapshot was parsed and is on screen. */
 export interface ScreenEventDetail {
@@ -46,10 +46,6 @@ export interface ScreenEventDetail {
   truncated: boolean;
 }
 
-export interface StatusEventDetail extends Omit<StatusFrame, 'v' | 'type'> {
-  /** A model operation waits behind the person who holds input. */
-  modelWaiting: boolean;
-}
 export interface NoticeEventDetail {
   code: ViewNoticeCode;
   message: string;
@@ -371,8 +367,7 @@ export class SharedTerminalElement extends LitElement {
       }),
       connection.on('status', (frame) => {
         this.status = frame;
-        const { v: _v, type: _type, ...rest } = frame;
-        this.fire('shared-terminal-status', { ...rest, modelWaiting: modelWaiting(frame) } satisfies StatusEventDetail);
+        this.fire('shared-terminal-status', statusDetail(frame));
       }),
       connection.on('lease', (view) => {
         this.lease = view;

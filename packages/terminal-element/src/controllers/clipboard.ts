@@ -1,10 +1,11 @@
 /**
- * Copy, paste and the right-click menu as a Lit reactive controller. Copy writes the selection to the
- * clipboard; Paste reads it (the browser may ask, or refuse: then a notice) and hands it to xterm.js, which
- * sends it as typed (bracketed when the program asked for it). While a paste goes in, `pasting` is true:
- * pasted text is a person's input even if it looks like a focus report.
+ * Copy, paste and the right-click menu as a controller (state of its own; the host re-renders when it
+ * changes). Copy writes the selection to the clipboard; Paste reads it (the browser may ask, or refuse:
+ * then a notice) and hands it to xterm.js, which sends it as typed (bracketed when the program asked for
+ * it). While a paste goes in, `pasting` is true: pasted text is a person's input even if it looks like a
+ * focus report.
  */
-import type { ReactiveController, ReactiveControllerHost, TemplateResult } from 'lit';
+import type { ReactiveControllerHost, TemplateResult } from 'lit';
 import type { Terminal } from '@xterm/xterm';
 import type { Messages } from '../i18n.ts';
 import { contextMenu, menuKey } from '../views/menus.ts';
@@ -20,7 +21,7 @@ export interface ClipboardContext {
 
 const ITEMS = '.context-menu [role="menuitem"]:not([disabled])';
 
-export class ClipboardController implements ReactiveController {
+export class ClipboardController {
   /** Where the context menu is open, or null. */
   menuAt: { x: number; y: number } | null = null;
   pasting = false;
@@ -30,10 +31,7 @@ export class ClipboardController implements ReactiveController {
   constructor(host: ReactiveControllerHost, context: ClipboardContext) {
     this.host = host;
     this.context = context;
-    host.addController(this);
   }
-
-  hostConnected(): void {}
 
   async copy(text: string): Promise<void> {
     try {

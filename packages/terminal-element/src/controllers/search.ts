@@ -1,8 +1,9 @@
 /**
- * Scrollback search (Ctrl+Shift+F, ⌘F on macOS) as a Lit reactive controller: whether the bar is open,
- * where the search stands, and each renderer's search addon. The bar searches the renderer on screen.
+ * Scrollback search (Ctrl+Shift+F, ⌘F on macOS) as a controller (state of its own; the host re-renders when
+ * it changes): whether the bar is open, where the search stands, and each renderer's search addon. The bar
+ * searches the renderer on screen.
  */
-import type { ReactiveController, ReactiveControllerHost, TemplateResult } from 'lit';
+import type { ReactiveControllerHost, TemplateResult } from 'lit';
 import { SearchAddon } from '@xterm/addon-search';
 import type { Terminal } from '@xterm/xterm';
 import type { Messages } from '../i18n.ts';
@@ -15,7 +16,7 @@ export interface SearchContext {
   dark(): boolean;
 }
 
-export class SearchController implements ReactiveController {
+export class SearchController {
   open = false;
   result: SearchResult | null = null;
   private readonly host: ReactiveControllerHost;
@@ -25,10 +26,7 @@ export class SearchController implements ReactiveController {
   constructor(host: ReactiveControllerHost, context: SearchContext) {
     this.host = host;
     this.context = context;
-    host.addController(this);
   }
-
-  hostConnected(): void {}
 
   /** Give a new renderer its search addon. */
   attach(term: Terminal): void {

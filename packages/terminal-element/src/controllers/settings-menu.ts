@@ -1,10 +1,11 @@
 /**
- * The settings menu (gear) and the Reset Terminal confirmation as a Lit reactive controller. One state,
- * not two flags: the menu, the confirmation, or neither (asking to reset closes the menu; the
- * confirmation closes when the view becomes read only). Focus follows the WAI-ARIA menu pattern: the
- * first (ArrowDown) or last (ArrowUp) item on opening, back to the gear on Escape or an action.
+ * The settings menu (gear) and the Reset Terminal confirmation as a controller (state of its own; the host
+ * re-renders when it changes). One state, not two flags: the menu, the confirmation, or neither (asking to
+ * reset closes the menu; the confirmation closes when the view becomes read only). Focus follows the
+ * WAI-ARIA menu pattern: the first (ArrowDown) or last (ArrowUp) item on opening, back to the gear on
+ * Escape or an action.
  */
-import { nothing, type ReactiveController, type ReactiveControllerHost, type TemplateResult } from 'lit';
+import { nothing, type ReactiveControllerHost, type TemplateResult } from 'lit';
 import type { Messages } from '../i18n.ts';
 import { confirmDialog, menuKey, settingsMenu, type SettingsMenuActions, type SettingsMenuView } from '../views/menus.ts';
 
@@ -20,7 +21,7 @@ export interface SettingsMenuContext {
 
 const ITEMS = '.menu [role^="menuitem"]:not([disabled])';
 
-export class SettingsMenuController implements ReactiveController {
+export class SettingsMenuController {
   private current: MenuState = 'closed';
   private readonly host: ReactiveControllerHost;
   private readonly context: SettingsMenuContext;
@@ -41,10 +42,7 @@ export class SettingsMenuController implements ReactiveController {
         if (key === 'escape' || key === 'tab') this.close(key === 'escape');
       },
     };
-    host.addController(this);
   }
-
-  hostConnected(): void {}
 
   get state(): MenuState {
     return this.current;

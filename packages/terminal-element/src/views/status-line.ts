@@ -24,6 +24,26 @@ export function modelWaiting(status: StatusFrame): boolean {
   return status.holder === 'human' && status.pendingKinds.includes('model-send');
 }
 
+/** Detail of `shared-terminal-status`: the server's status frame without its envelope, and modelWaiting. */
+export interface StatusEventDetail extends Omit<StatusFrame, 'v' | 'type'> {
+  /** A model operation waits behind the person who holds input. */
+  modelWaiting: boolean;
+}
+
+export function statusDetail(frame: StatusFrame): StatusEventDetail {
+  return {
+    generation: frame.generation,
+    process: frame.process,
+    queueStatus: frame.queueStatus,
+    holder: frame.holder,
+    pendingCount: frame.pendingCount,
+    pendingKinds: frame.pendingKinds,
+    takeoverId: frame.takeoverId,
+    inputWait: frame.inputWait,
+    modelWaiting: modelWaiting(frame),
+  };
+}
+
 function readonlyReason(v: StatusLineView, t: Messages): string | undefined {
   if (v.touch && v.roleReason !== 'controller-busy' && v.roleReason !== 'invalid-resume') return t.roleReason.touch;
   return v.roleReason ? t.roleReason[v.roleReason as keyof Messages['roleReason']] : undefined;
