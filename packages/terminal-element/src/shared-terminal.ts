@@ -2,14 +2,14 @@
  * <shared-terminal>: the element. It owns the public surface (properties, attributes, events, parts and
  * CSS properties, documented on the class for the Custom Elements Manifest), the connection's wiring to
  * reactive state, and the render. Behaviour lives in rooms it composes: `connection.ts` (and its rooms in
- * `connection/`), `renderer/` (renderer stack, flood pacing, flood canvas), `controllers/` (settings menu,
+ * `connection/`), `renderer/` (renderer stack, flood pacing, flood canvas, look), `controllers/` (settings menu,
  * search, clipboard) and `views/` (status line, notices, menus, search bar).
  *
  * Over 500 lines: about 70 are the class documentation and 60 the property declarations, and the rest is
  * the wiring of the rooms above; no rule lives here alone.
  */
 import { LitElement, html, nothing, type PropertyValues, type TemplateResult } from 'lit';
-import { Terminal, type ITheme } from '@xterm/xterm';
+import { Terminal } from '@xterm/xterm';
 import { Unicode11Addon } from '@xterm/addon-unicode11';
 import { WebLinksAddon } from '@xterm/addon-web-links';
 import { CloseCode, type Connector, type SnapshotFrame, type StatusFrame } from '@shared-terminal/server/protocol';
@@ -21,17 +21,16 @@ import { skipEmptySelectionRedraws } from './selection-redraws.ts';
 import { revealCursorLine } from './cursor-line.ts';
 import { RendererStack } from './renderer/renderer-stack.ts';
 import { panelStyles, xtermStyles } from './styles.ts';
-import { DARK_PALETTE, LIGHT_PALETTE } from './palette.ts';
+import { DEFAULT_FONT_SIZE, MAX_FONT_SIZE, MIN_FONT_SIZE, clampFontSize, cssValue, fitFontSize, isDark, xtermTheme } from './renderer/look.ts';
 import type { SharedTerminalEventDetails } from './events.ts';
 import { isMac, shortcutFor } from './shortcuts.ts';
 import { noticeList, noticeText, withNotice, withoutTransient, type ShownNotice } from './views/notices.ts';
 import { statusDetail, statusLine } from './views/status-line.ts';
-import { DEFAULT_FONT_SIZE, MAX_FONT_SIZE, MIN_FONT_SIZE } from './views/menus.ts';
 import { SettingsMenuController } from './controllers/settings-menu.ts';
 import { SearchController } from './controllers/search.ts';
 import { ClipboardController } from './controllers/clipboard.ts';
 
-export { DEFAULT_FONT_SIZE, MAX_FONT_SIZE, MIN_FONT_SIZE } from './views/menus.ts';
+export { DEFAULT_FONT_SIZE, MAX_FONT_SIZE, MIN_FONT_SIZE } from './renderer/look.ts';
 export { modelWaiting, type StatusEventDetail } from './views/status-line.ts';
 
 /** Detail of `shared-terminal-screen`: a snapshot was parsed and is on screen. */
@@ -193,7 +192,7 @@ export class SharedTerminalElement extends LitElement {
     changed: () => (this.hasRenderer = this.stack.term !== null),
   });
   private revealScheduled = false;
-  private readonly search = new SearchController(this, { term: () => this.term, root: () => this.renderRoot, dark: () => this.dark });
+  private readonly search = new SearchController(this, { term: () => this.term, root: () => this.renderRoot, dark: () => isDark(this) });
   private readonly menu = new SettingsMenuController(this, {
     root: () => this.renderRoot,
     reset: () => this.connection?.reset(),
@@ -304,7 +303,7 @@ export class SharedTerminalElement extends LitElement {
   private onColorScheme = (): void => {
     if (this.theme !== 'auto') return;
     this.stack.leaveFloodScreen();
-    for (const term of this.renderers) term.options.theme = this.xtermTheme();
+    for (const term of this.renderers) term.options.theme = xtermTheme(this);
   };
 
   protected override updated(changed: PropertyValues<this>): void {
@@ -313,7 +312,7 @@ export class SharedTerminalElement extends LitElement {
     for (const term of this.renderers) {
       if (changed.has('fontSize')) term.options.fontSize = this.clampedFontSize();
       if (changed.has('screenReader')) term.options.screenReaderMode = this.screenReader;
-      if (changed.has('theme')) term.options.theme = this.xtermTheme();
+      if (changed.has('theme')) term.options.theme = xtermTheme(this);
     }
     if (changed.has('collapsed') && !this.collapsed && this.term) this.term.refresh(0, this.term.rows - 1);
   }
@@ -431,8 +430,8 @@ export class SharedTerminalElement extends LitElement {
       cols: frame.cols,
       scrollback: frame.scrollbackLines,
       fontSize: this.clampedFontSize(),
-      fontFamily: this.cssValue('--st-font') || 'monospace',
-      theme: this.xtermTheme(),
+      fontFamily: cssValue(this, '--st-font') || 'monospace',
+      theme: xtermTheme(this),
       allowProposedApi: true,
       disableStdin: this.readonlyView || this.role !== 'controller',
       screenReaderMode: this.screenReader,
@@ -458,25 +457,7 @@ export class SharedTerminalElement extends LitElement {
   }
 
   private clampedFontSize(): number {
-    const size = Number.isFinite(this.fontSize) ? Math.round(this.fontSize) : DEFAULT_FONT_SIZE;
-    return Math.min(MAX_FONT_SIZE, Math.max(MIN_FONT_SIZE, size));
-  }
-
-  private cssValue(name: string): string {
-    return getComputedStyle(this).getPropertyValue(name).trim();
-  }
-
-  private xtermTheme(): ITheme {
-    // The dark colours are in force for theme="dark", and for theme="auto" on a dark page (styles.ts).
-    const dark = this.dark;
-    return {
-      ...(dark ? DARK_PALETTE : LIGHT_PALETTE),
-      background: this.cssValue('--st-bg') || undefined,
-      foreground: this.cssValue('--st-fg') || undefined,
-      cursor: this.cssValue('--st-cursor') || undefined,
-      cursorAccent: this.cssValue('--st-bg') || undefined,
-      selectionBackground: this.cssValue('--st-selection') || undefined,
-    } as ITheme;
+    return clampFontSize(this.fontSize);
   }
 
   private isTouch(): boolean {
@@ -485,11 +466,6 @@ export class SharedTerminalElement extends LitElement {
   }
 
   // ---------------------------------------------------------------------------------------------- actions
-
-  /** Whether the dark colours are in force (theme="dark", or "auto" on a dark page). */
-  private get dark(): boolean {
-    return getComputedStyle(this).colorScheme === 'dark';
-  }
 
   /** The element's own `lang`, else the nearest ancestor's (the page's language). */
   private get t(): Messages {
@@ -523,29 +499,17 @@ export class SharedTerminalElement extends LitElement {
     this.fire('shared-terminal-font-size', { fontSize: next });
   }
 
-  /**
-   * The largest font size (within the limits) at which every column fits the panel's width, so a wide
-   * line (the model's long command) is readable without scrolling sideways. Width grows with the font
-   * size, so one estimate is made from the current size and then checked against the laid-out screen.
-   */
+  /** The largest font size at which every column fits the panel (renderer/look.ts). */
   private async fitWidth(): Promise<void> {
     const viewport = this.renderRoot.querySelector<HTMLElement>('.viewport');
-    const screen = this.term?.element?.querySelector<HTMLElement>('.xterm-screen');
-    if (!viewport || !screen) return;
-    const padding = parseFloat(getComputedStyle(viewport).paddingLeft) + parseFloat(getComputedStyle(viewport).paddingRight);
-    const available = () => viewport.clientWidth - padding;
-    const current = this.clampedFontSize();
-    let size = Math.min(MAX_FONT_SIZE, Math.max(MIN_FONT_SIZE, Math.floor((current * available()) / screen.getBoundingClientRect().width)));
-    for (let tries = 0; tries < 4; tries++) {
-      if (size !== this.fontSize) {
-        this.fontSize = size;
-        await this.updateComplete;
-        await new Promise((resolve) => requestAnimationFrame(resolve));
-      }
-      const width = this.term?.element?.querySelector<HTMLElement>('.xterm-screen')?.getBoundingClientRect().width ?? 0;
-      if (width <= available() || size <= MIN_FONT_SIZE) break;
-      size -= 1;
-    }
+    const screenWidth = (): number => this.term?.element?.querySelector<HTMLElement>('.xterm-screen')?.getBoundingClientRect().width ?? 0;
+    if (!viewport || !this.term?.element?.querySelector('.xterm-screen')) return;
+    await fitFontSize(viewport, screenWidth, this.clampedFontSize(), async (size) => {
+      if (size === this.fontSize) return;
+      this.fontSize = size;
+      await this.updateComplete;
+      await new Promise((resolve) => requestAnimationFrame(resolve));
+    });
     this.fire('shared-terminal-font-size', { fontSize: this.clampedFontSize() });
   }
 

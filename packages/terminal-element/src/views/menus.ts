@@ -5,10 +5,8 @@
  */
 import { html, type TemplateResult } from 'lit';
 import type { Messages } from '../i18n.ts';
+import { MAX_FONT_SIZE, MIN_FONT_SIZE } from '../renderer/look.ts';
 
-export const MIN_FONT_SIZE = 8;
-export const MAX_FONT_SIZE = 32;
-export const DEFAULT_FONT_SIZE = 13;
 
 /** What a key did in an open menu: moved the focus, asked to close it (escape: focus back to its button). */
 export type MenuKey = 'moved' | 'escape' | 'tab' | 'other';
