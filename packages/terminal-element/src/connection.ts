@@ -67,8 +67,9 @@ export interface ConnectionOptions {
   ackEveryChars?: number;
 }
 
-/** A client frame as sent: the protocol version is added here, once. */
-type Outgoing = ClientFrame extends infer F ? (F extends ClientFrame ? Omit<F, 'v'> : never) : never;
+/** Each client frame without its version (distributes over the union); `send` adds the version, once. */
+type WithoutVersion<F> = F extends unknown ? Omit<F, 'v'> : never;
+type Outgoing = WithoutVersion<ClientFrame>;
 
 export class TerminalConnection {
   private readonly connector: Connector;
