@@ -1,10 +1,10 @@
 /**
  * Playwright drives the system Chromium (never a downloaded one) against the real shared-terminal CLI.
  * One worker: the machine is small and the suites share it. How Chromium is launched (path and flags) is
- * said once for every test runner of the repository, in the element package's chromium helper.
+ * said once for every test runner of the repository, in @shared-terminal/test-support/chromium.
  */
 import { defineConfig } from '@playwright/test';
-import { chromiumLaunchOptions } from '../packages/terminal-element/test/helpers/chromium.mjs';
+import { chromiumLaunchOptions } from '@shared-terminal/test-support/chromium';
 
 const { executablePath, args } = chromiumLaunchOptions();
 

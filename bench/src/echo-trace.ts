@@ -1,7 +1,7 @@
 // Diagnostic: where a keystroke's echo spends its time under a flood (page keydown → socket → server output
 // event → page arrival → parsed), for the product. `node --conditions=source bench/src/echo-trace.ts`.
 import { chromium } from 'playwright-core';
-import { chromiumLaunchOptions } from '@shared-terminal/element/testing/chromium';
+import { chromiumLaunchOptions } from '@shared-terminal/test-support/chromium';
 import { RpcChild } from '../src/rpc.ts';
 import { writeContent, backgroundFloodCommand } from '../src/content.ts';
 import { openProduct } from '../src/pages.ts';

@@ -13,7 +13,7 @@ import { cpus, loadavg, totalmem } from 'node:os';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { chromium } from 'playwright-core';
-import { chromiumLaunchOptions } from '@shared-terminal/element/testing/chromium';
+import { chromiumLaunchOptions } from '@shared-terminal/test-support/chromium';
 import { writeContent } from './content.ts';
 import { RpcChild } from './rpc.ts';
 import { echoReadFloorRun, echoRun, historyToolsRun, interruptRun, memoryRun, reconnectRun, throughputRun, toolRun, type BenchContext, type EchoRun } from './measures.ts';

@@ -18,6 +18,7 @@ import type { MemoryFigures } from './proc.ts';
 import type { ProbeFunctions } from './probe.ts';
 import type { RpcChild } from './rpc.ts';
 import { percentile } from './stats.ts';
+import { sleep } from '@shared-terminal/test-support/wait';
 
 export interface BenchContext {
   browser: Browser;
@@ -29,7 +30,6 @@ export interface BenchContext {
 
 let serial = 0;
 const uniqueId = (prefix: string) => `${prefix}-${++serial}`;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 interface Session {
   system: System;

@@ -5,7 +5,7 @@
  * are called in this process with `runTool`, so tool timings exclude any host's HTTP or MCP layer.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { elementPage, startPageServer } from '@shared-terminal/element/testing/page-server';
+import { elementPage, startPageServer } from '@shared-terminal/test-support/page-server';
 import { ATTACH_HISTORY_LINES, TerminalHub, createNodePtyProvider, createTerminalTransport, resolveConfig, runSend, runTool, type ToolName } from '@shared-terminal/server';
 import { serveRpc } from './rpc.ts';
 import { rssOf, settledMemory, startAllocationProfile, wallNow } from './proc.ts';

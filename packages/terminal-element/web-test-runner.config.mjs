@@ -7,7 +7,7 @@ import { dirname, resolve } from 'node:path';
 import { esbuildPlugin } from '@web/dev-server-esbuild';
 import { playwrightLauncher } from '@web/test-runner-playwright';
 import { defaultReporter } from '@web/test-runner';
-import { chromiumLaunchOptions } from './test/helpers/chromium.mjs';
+import { chromiumLaunchOptions } from '@shared-terminal/test-support/chromium';
 
 const require = createRequire(import.meta.url);
 

@@ -5,7 +5,7 @@
  */
 import '@shared-terminal/element';
 import type { SharedTerminalElement } from '@shared-terminal/element';
-import { ScriptedServer, type ScriptedServerOptions } from '@shared-terminal/element/testing';
+import { ScriptedServer, type ScriptedServerOptions } from '@shared-terminal/test-support/scripted-server';
 
 export interface Scenario {
   server?: ScriptedServerOptions;

@@ -1,6 +1,7 @@
 import type { Meta, StoryObj } from '@storybook/web-components-vite';
 import { expect, userEvent, waitFor } from 'storybook/test';
 import { PROMPT, SCREENS, part, renderScenario, serverOf, statusText, terminalIn, type Scenario } from './scenario.ts';
+import { CloseCode } from '@shared-terminal/server/protocol';
 
 type Story = StoryObj<Scenario>;
 
@@ -151,7 +152,7 @@ export const Reconnecting: Story = {
   args: {
     script: (server) => {
       server.options.neverOpen = true; // the network is gone: new sockets never open
-      server.socket?.serverClose(1006);
+      server.socket?.serverClose(1006); // abnormal closure: no close frame (the network, not the server)
     },
   },
   play: async ({ canvasElement }) => {
@@ -167,7 +168,7 @@ export const Refused: Story = {
     const el = terminalIn(canvasElement);
     // What the standalone server does for a page of an origin it was not told to allow.
     await waitFor(() => expect(serverOf(el).socket).toBeTruthy());
-    serverOf(el).socket!.serverClose(4005, 'origin http://localhost:5174 is not allowed: start the server with --allow-origin http://localhost:5174');
+    serverOf(el).socket!.serverClose(CloseCode.refused, 'origin http://localhost:5174 is not allowed: start the server with --allow-origin http://localhost:5174');
     await waitFor(() => expect(part(el, '[data-code="refused"]').textContent).toContain('The server refused this page.'));
     await expect(statusText(el)).toBe('disconnected');
   },

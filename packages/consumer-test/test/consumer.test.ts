@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { extname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { chromium, type Browser } from 'playwright';
-import { chromiumLaunchOptions } from '@shared-terminal/element/testing/chromium';
+import { chromiumLaunchOptions } from '@shared-terminal/test-support/chromium';
 
 /** The part of the element the page checks (its types come from the tarball, inside the scratch app). */
 interface ShownTerminal extends Element {

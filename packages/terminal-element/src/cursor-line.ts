@@ -1,3 +1,4 @@
+// Keeping the cursor's line in view when a new screen or a person's key moves it (revealCursorLine below).
 import type { Terminal } from '@xterm/xterm';
 
 /**

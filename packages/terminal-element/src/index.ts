@@ -32,7 +32,6 @@ export {
   type RetryPolicy,
 } from './connection.ts';
 export { messagesFor, resolveLocale, type Locale, type Messages } from './i18n.ts';
-export { silenceQueryReplies, isFocusReport } from './query-replies.ts';
 export type { Connector, ConnectTicket } from '@shared-terminal/server/protocol';
 
 export const TAG_NAME = 'shared-terminal';

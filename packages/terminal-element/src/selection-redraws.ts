@@ -1,3 +1,4 @@
+// One redraw per scroll instead of two while nothing is selected (skipEmptySelectionRedraws below).
 import type { Terminal } from '@xterm/xterm';
 
 /** A selection end as xterm.js passes it: [column, buffer row], or undefined for no selection. */

@@ -1,36 +1,37 @@
-// <shared-terminal>: the element (its documentation, which the Custom Elements Manifest is made from, is on the class).
+/**
+ * <shared-terminal>: the element. It owns the public surface (properties, attributes, events, parts and
+ * CSS properties, documented on the class for the Custom Elements Manifest), the connection's wiring to
+ * reactive state, and the render. Behaviour lives in rooms it composes: `connection.ts` (and its rooms in
+ * `connection/`), `renderer/` (renderer stack, flood pacing, flood canvas, look), `controllers/` (settings menu,
+ * search, clipboard) and `views/` (status line, notices, menus, search bar).
+ *
+ * Over 500 lines: about 70 are the class documentation and 60 the property declarations, and the rest is
+ * the wiring of the rooms above; no rule lives here alone.
+ */
 import { LitElement, html, nothing, type PropertyValues, type TemplateResult } from 'lit';
-import { Terminal, type ITheme } from '@xterm/xterm';
+import { Terminal } from '@xterm/xterm';
 import { Unicode11Addon } from '@xterm/addon-unicode11';
 import { WebLinksAddon } from '@xterm/addon-web-links';
-import { SearchAddon, type ISearchOptions } from '@xterm/addon-search';
-import { CloseCode, type Connector, type OutputFrame, type SnapshotFrame, type StatusFrame } from '@shared-terminal/server/protocol';
+import { CloseCode, type Connector, type SnapshotFrame, type StatusFrame } from '@shared-terminal/server/protocol';
+import { NO_LEASE } from './connection/input-gate.ts';
 import { TerminalConnection, type ConnectionState, type LeaseView, type SocketFactory, type ViewNotice, type ViewNoticeCode } from './connection.ts';
 import { messagesFor, resolveLocale, type Messages } from './i18n.ts';
 import { isFocusReport, silenceQueryReplies } from './query-replies.ts';
 import { skipEmptySelectionRedraws } from './selection-redraws.ts';
 import { revealCursorLine } from './cursor-line.ts';
-import { FloodScreen } from './flood-screen.ts';
+import { RendererStack } from './renderer/renderer-stack.ts';
 import { panelStyles, xtermStyles } from './styles.ts';
-import { DARK_PALETTE, LIGHT_PALETTE } from './palette.ts';
+import { DEFAULT_FONT_SIZE, MAX_FONT_SIZE, MIN_FONT_SIZE, clampFontSize, cssValue, fitFontSize, isDark, xtermTheme } from './renderer/look.ts';
 import type { SharedTerminalEventDetails } from './events.ts';
 import { isMac, shortcutFor } from './shortcuts.ts';
+import { noticeList, noticeText, withNotice, withoutTransient, type ShownNotice } from './views/notices.ts';
+import { statusDetail, statusLine } from './views/status-line.ts';
+import { SettingsMenuController } from './controllers/settings-menu.ts';
+import { SearchController } from './controllers/search.ts';
+import { ClipboardController } from './controllers/clipboard.ts';
 
-export const MIN_FONT_SIZE = 8;
-export const MAX_FONT_SIZE = 32;
-export const DEFAULT_FONT_SIZE = 13;
-const MAX_NOTICES = 4;
-/**
- * While a flood goes on (two catch-ups within this time), output this soon after the last catch-up stays
- * on the flood canvas. In a flood the server sends plain output between catch-ups whenever a little came
- * in one cycle; giving the screen back to xterm's rows for it rebuilds every row (30–50 ms on our
- * machines), and the next catch-up takes the canvas again. This long after the last catch-up the rows
- * come back even if nothing else arrives. A single screen without history (a reconnect's) is no flood.
- */
-const FLOOD_LINGER_MS = 500;
-const ERROR_NOTICES: ReadonlySet<ViewNoticeCode> = new Set(['protocol-error', 'disposed', 'blocked', 'exited', 'operation-failed', 'connect-failed', 'refused']);
-/** Notices that describe a passing condition: they go away once the view is connected again. */
-const TRANSIENT_NOTICES: ReadonlySet<ViewNoticeCode> = new Set(['reconnecting', 'connect-failed', 'not-connected', 'protocol-error', 'disposed']);
+export { DEFAULT_FONT_SIZE, MAX_FONT_SIZE, MIN_FONT_SIZE } from './renderer/look.ts';
+export { modelWaiting, type StatusEventDetail } from './views/status-line.ts';
 
 /** Detail of `shared-terminal-screen`: a snapshot was parsed and is on screen. */
 export interface ScreenEventDetail {
@@ -44,52 +45,17 @@ export interface ScreenEventDetail {
   truncated: boolean;
 }
 
-export interface StatusEventDetail extends Omit<StatusFrame, 'v' | 'type'> {
-  /** A model operation waits behind the person who holds input. */
-  modelWaiting: boolean;
-}
 export interface NoticeEventDetail {
   code: ViewNoticeCode;
   message: string;
 }
-interface ShownNotice {
-  id: number;
-  code: ViewNoticeCode;
-  detail: string | null;
-}
-
-/** Where a scrollback search stands: the active match (1-based; 0 while none is active) and the match count. */
-interface SearchResult {
-  index: number;
-  count: number;
-}
-
 /** The `theme` attribute: `auto` follows the page's `prefers-color-scheme`. */
-export type ThemeName = 'light' | 'dark' | 'auto';
+type ThemeName = 'light' | 'dark' | 'auto';
 
 /** A link in the output: a new tab that cannot reach back into this page (no opener, no referrer). */
 function openLink(event: MouseEvent, uri: string): void {
   event.preventDefault();
   window.open(uri, '_blank', 'noopener,noreferrer');
-}
-
-/** Matches the scrollback search counts and highlights (a bound on the work of one keystroke). */
-const SEARCH_LIMIT = 1000;
-
-/** Match colours of the scrollback search (xterm.js takes #RRGGBB only), for light and dark screens. */
-const SEARCH_COLOURS = {
-  light: { matchBackground: '#fff8c5', activeMatchBackground: '#ffd33d', matchOverviewRuler: '#d4a72c', activeMatchColorOverviewRuler: '#9a6700' },
-  dark: { matchBackground: '#4b3a00', activeMatchBackground: '#9e6a03', matchOverviewRuler: '#9e6a03', activeMatchColorOverviewRuler: '#d29922' },
-};
-
-/** Notices whose way out is Reconnect: they carry the button. */
-const RECONNECT_NOTICES: ReadonlySet<ViewNoticeCode> = new Set(['protocol-error', 'controller-available', 'connect-failed', 'refused']);
-
-let nextNoticeId = 1;
-
-/** Run `task` once the next frame is drawn (after its rendering callbacks, style, layout and paint). */
-function afterNextFrame(task: () => void): void {
-  requestAnimationFrame(() => setTimeout(task, 0));
 }
 
 /**
@@ -182,12 +148,7 @@ export class SharedTerminalElement extends LitElement {
     status: { state: true },
     lease: { state: true },
     notices: { state: true },
-    menuOpen: { state: true },
-    confirmOpen: { state: true },
     hasRenderer: { state: true },
-    searchOpen: { state: true },
-    searchResult: { state: true },
-    contextMenuAt: { state: true },
   };
 
   declare connector: Connector | null;
@@ -207,30 +168,48 @@ export class SharedTerminalElement extends LitElement {
   declare status: StatusFrame | null;
   declare lease: LeaseView;
   declare notices: ShownNotice[];
-  declare menuOpen: boolean;
-  declare confirmOpen: boolean;
   declare hasRenderer: boolean;
-  declare searchOpen: boolean;
-  declare searchResult: SearchResult | null;
-  declare contextMenuAt: { x: number; y: number } | null;
 
   private connection: TerminalConnection | null = null;
   private connectionConnector: Connector | null = null;
   private unsubscribers: Array<() => void> = [];
-  private term: Terminal | null = null;
-  /** A renderer parsing a snapshot off screen; it replaces `term` once parsed (see stage()). */
-  private staged: Terminal | null = null;
-  /** When the last catch-up was written in place, and whether the one before was recent (see FLOOD_LINGER_MS). */
-  private lastCatchUpAt = -Infinity;
-  private flooding = false;
+  /** The xterm.js renderers on screen and off (renderer/renderer-stack.ts). */
+  private readonly stack = new RendererStack({
+    container: () => this.renderRoot?.querySelector<HTMLElement>('.xterm-host') ?? null,
+    activeElement: () => (this.renderRoot as ShadowRoot | undefined)?.activeElement ?? null,
+    createTerminal: (frame, wrapper) => this.createRenderer(frame, wrapper),
+    ackTarget: () => this.connection,
+    screenReader: () => this.screenReader,
+    shown: (frame, term, how) => {
+      this.fire('shared-terminal-screen', {
+        generation: frame.generation,
+        sequence: frame.sequence,
+        historyLines: frame.historyLines,
+        truncated: frame.truncated,
+      } satisfies ScreenEventDetail);
+      if (how !== 'in-place') this.revealCursor(term, how === 'swapped' ? { keepScrollback: true } : {});
+    },
+    changed: () => (this.hasRenderer = this.stack.term !== null),
+  });
   private revealScheduled = false;
-  private floodLeaveTimer: ReturnType<typeof setTimeout> | undefined;
-  private termGeneration: number | null = null;
-  /** Each renderer's canvas screen for floods, made at its first catch-up (null: not available). */
-  private floodScreens = new WeakMap<Terminal, FloodScreen | null>();
-  private pasting = false;
-  /** Each renderer's scrollback search. */
-  private searches = new WeakMap<Terminal, SearchAddon>();
+  private readonly search = new SearchController(this, { term: () => this.term, root: () => this.renderRoot, dark: () => isDark(this) });
+  private readonly menu = new SettingsMenuController(this, {
+    root: () => this.renderRoot,
+    reset: () => this.connection?.reset(),
+    actions: {
+      reconnect: () => this.reconnect(),
+      clearView: () => this.clearView(),
+      font: (step) => this.changeFont(step),
+      fitWidth: () => void this.fitWidth(),
+      toggleScreenReader: () => (this.screenReader = !this.screenReader),
+    },
+  });
+  private readonly clipboard = new ClipboardController(this, {
+    term: () => this.term,
+    root: () => this.renderRoot,
+    canPaste: () => !this.readonlyView && this.role === 'controller',
+    denied: () => this.showNotice({ code: 'clipboard-denied', detail: null }),
+  });
   /** The page's colour scheme, for theme="auto" (xterm's colours are set from script, not CSS). */
   private colorScheme: MediaQueryList | null = null;
 
@@ -250,24 +229,19 @@ export class SharedTerminalElement extends LitElement {
     this.role = null;
     this.roleReason = null;
     this.status = null;
-    this.lease = { state: 'none', origin: null, leaseId: null, reason: null };
+    this.lease = { ...NO_LEASE };
     this.notices = [];
-    this.menuOpen = false;
-    this.confirmOpen = false;
     this.hasRenderer = false;
-    this.searchOpen = false;
-    this.searchResult = null;
-    this.contextMenuAt = null;
   }
 
   // ---------------------------------------------------------------------------------------------- public API
 
   /** The renderer (an xterm.js Terminal) of the current generation, or null. For tests and diagnostics. */
   get renderer(): Terminal | null {
-    return this.term;
+    return this.stack.term;
   }
   get generation(): number | null {
-    return this.termGeneration;
+    return this.stack.generation;
   }
   /** The PTY geometry the server fixed; font changes never touch it. */
   get rows(): number | null {
@@ -288,7 +262,7 @@ export class SharedTerminalElement extends LitElement {
   }
   /** Clear the local renderer only; the shell and the server's screen are untouched. */
   clearView(): void {
-    this.leaveFloodScreen();
+    this.stack.leaveFloodScreen();
     this.term?.clear();
   }
   /** Put the keyboard focus into the terminal. */
@@ -328,17 +302,17 @@ export class SharedTerminalElement extends LitElement {
   /** theme="auto": the CSS follows the scheme by itself; xterm's colours are read again from it. */
   private onColorScheme = (): void => {
     if (this.theme !== 'auto') return;
-    this.leaveFloodScreen();
-    for (const term of this.renderers) term.options.theme = this.xtermTheme();
+    this.stack.leaveFloodScreen();
+    for (const term of this.renderers) term.options.theme = xtermTheme(this);
   };
 
   protected override updated(changed: PropertyValues<this>): void {
     // The DOM rows follow a new font, theme or reader mode at once; the flood screen would only at its next catch-up.
-    if (changed.has('fontSize') || changed.has('theme') || changed.has('screenReader')) this.leaveFloodScreen();
+    if (changed.has('fontSize') || changed.has('theme') || changed.has('screenReader')) this.stack.leaveFloodScreen();
     for (const term of this.renderers) {
       if (changed.has('fontSize')) term.options.fontSize = this.clampedFontSize();
       if (changed.has('screenReader')) term.options.screenReaderMode = this.screenReader;
-      if (changed.has('theme')) term.options.theme = this.xtermTheme();
+      if (changed.has('theme')) term.options.theme = xtermTheme(this);
     }
     if (changed.has('collapsed') && !this.collapsed && this.term) this.term.refresh(0, this.term.rows - 1);
   }
@@ -371,8 +345,8 @@ export class SharedTerminalElement extends LitElement {
       connection.on('state', (event) => {
         this.connectionState = event.state;
         this.retryInMs = event.retryInMs;
-        if (event.state === 'connected') this.notices = this.notices.filter((n) => !TRANSIENT_NOTICES.has(n.code));
-        if (event.state === 'disposed') this.disposeRenderer();
+        if (event.state === 'connected') this.notices = withoutTransient(this.notices);
+        if (event.state === 'disposed') this.stack.dispose();
         if (event.state === 'failed' && event.closeCode === CloseCode.refused) {
           // Refused before any role: show none (the status line said Controller while it retried).
           this.role = null;
@@ -381,19 +355,18 @@ export class SharedTerminalElement extends LitElement {
         }
         this.fire('shared-terminal-connection', event);
       }),
-      connection.on('snapshot', (frame) => this.applySnapshot(frame)),
-      connection.on('output', (frame) => this.applyOutput(frame)),
+      connection.on('snapshot', (frame) => this.stack.snapshot(frame)),
+      connection.on('output', (frame) => this.stack.output(frame)),
       connection.on('role', (event) => {
         this.role = event.role;
         this.roleReason = event.reason;
         this.syncStdin();
-        if (event.role === 'readonly') this.confirmOpen = false;
+        if (event.role === 'readonly') this.menu.dismiss();
         this.fire('shared-terminal-role', event);
       }),
       connection.on('status', (frame) => {
         this.status = frame;
-        const { v: _v, type: _type, ...rest } = frame;
-        this.fire('shared-terminal-status', { ...rest, modelWaiting: modelWaiting(frame) } satisfies StatusEventDetail);
+        this.fire('shared-terminal-status', statusDetail(frame));
       }),
       connection.on('lease', (view) => {
         this.lease = view;
@@ -412,45 +385,16 @@ export class SharedTerminalElement extends LitElement {
     this.connection?.dispose();
     this.connection = null;
     this.connectionConnector = null;
-    this.disposeRenderer();
+    this.stack.dispose();
     this.connectionState = 'idle';
     this.role = null;
     this.roleReason = null;
     this.status = null;
-    this.lease = { state: 'none', origin: null, leaseId: null, reason: null };
+    this.lease = { ...NO_LEASE };
     this.notices = [];
   }
 
   // ---------------------------------------------------------------------------------------------- renderer
-
-  private applySnapshot(frame: SnapshotFrame): void {
-    const host = this.renderRoot.querySelector<HTMLElement>('.xterm-host');
-    if (!host) return;
-    this.dropStaged();
-    if (this.canApplyInPlace(frame)) {
-      this.applyInPlace(frame);
-      return;
-    }
-    if (this.canStage(frame)) {
-      this.stage(frame, host);
-      return;
-    }
-    const root = this.renderRoot as ShadowRoot;
-    const hadFocus = !!this.term && !!root.activeElement && host.contains(root.activeElement);
-    this.disposeRenderer();
-    // Another shell or size: a fresh renderer (writes queued on the old one must never land on the new screen).
-    const term = this.createRenderer(frame, host, false);
-    this.term = term;
-    this.termGeneration = frame.generation;
-    this.hasRenderer = true;
-    const connection = this.connection;
-    term.write(frame.replay, () => {
-      if (term !== this.term) return;
-      this.snapshotShown(frame, connection);
-      this.revealCursor(term);
-    });
-    if (hadFocus) term.focus();
-  }
 
   /** Scroll the cursor's line into view (see cursor-line.ts). */
   private revealCursor(term: Terminal, options: { keepScrollback?: boolean } = {}): void {
@@ -468,27 +412,26 @@ export class SharedTerminalElement extends LitElement {
     });
   }
 
-  /** The shown renderer and the staged one (it replaces the shown one in a moment and must look the same). */
+  private get term(): Terminal | null {
+    return this.stack.term;
+  }
   private get renderers(): Terminal[] {
-    return [this.term, this.staged].filter((term): term is Terminal => term !== null);
+    return this.stack.renderers;
   }
 
   private syncStdin(): void {
     for (const term of this.renderers) term.options.disableStdin = this.readonlyView || this.role !== 'controller';
   }
 
-  /** A renderer at the snapshot's size in a wrapper of its own (hidden while staged). */
-  private createRenderer(frame: SnapshotFrame, host: HTMLElement, staged: boolean): Terminal {
-    const wrapper = document.createElement('div');
-    wrapper.className = staged ? 'renderer staged' : 'renderer';
-    host.append(wrapper);
+  /** A renderer at the snapshot's size, with this element's options, addons and handlers, opened in `wrapper`. */
+  private createRenderer(frame: SnapshotFrame, wrapper: HTMLElement): Terminal {
     const term = new Terminal({
       rows: frame.rows,
       cols: frame.cols,
       scrollback: frame.scrollbackLines,
       fontSize: this.clampedFontSize(),
-      fontFamily: this.cssValue('--st-font') || 'monospace',
-      theme: this.xtermTheme(),
+      fontFamily: cssValue(this, '--st-font') || 'monospace',
+      theme: xtermTheme(this),
       allowProposedApi: true,
       disableStdin: this.readonlyView || this.role !== 'controller',
       screenReaderMode: this.screenReader,
@@ -500,211 +443,21 @@ export class SharedTerminalElement extends LitElement {
     silenceQueryReplies(term);
     // Links open in a new tab that cannot reach back into this page.
     term.loadAddon(new WebLinksAddon((event, uri) => openLink(event, uri)));
-    const search = new SearchAddon({ highlightLimit: SEARCH_LIMIT });
-    term.loadAddon(search);
-    this.searches.set(term, search);
-    search.onDidChangeResults(({ resultIndex, resultCount }) => {
-      if (term === this.term) this.searchResult = { index: resultIndex, count: resultCount };
-    });
+    this.search.attach(term);
     term.attachCustomKeyEventHandler((event) => this.onRendererKey(event, term));
     term.open(wrapper);
     skipEmptySelectionRedraws(term);
     term.onData((data) => {
       if (term !== this.term) return;
-      if (isFocusReport(data) && !this.pasting) return;
+      if (isFocusReport(data) && !this.clipboard.pasting) return;
       this.connection?.input(data);
       this.revealOnInput(term);
     });
     return term;
   }
 
-  /**
-   * A screen without history for the same shell and size: the server's catch-up while the page cannot keep
-   * up with a flood, several a second. Snapshots with history get a fresh renderer: cheaper than resetting
-   * one that holds thousands of rows.
-   */
-  private canApplyInPlace(frame: SnapshotFrame): boolean {
-    return frame.historyLines === 0 && this.sameScreen(frame);
-  }
-
-  private sameScreen(frame: SnapshotFrame): boolean {
-    const term = this.term;
-    return (
-      !!term &&
-      this.termGeneration === frame.generation &&
-      term.rows === frame.rows &&
-      term.cols === frame.cols &&
-      term.options.scrollback === frame.scrollbackLines
-    );
-  }
-
-  /**
-   * Rebuild the screen in the current renderer. The full reset is written in order, so writes queued before
-   * it land before it and never after. A method of its own on purpose: a closure over the old renderer in
-   * applySnapshot would share its scope with the new renderer's handlers and keep the old one alive.
-   *
-   * Acked once drawn, not once parsed: in a flood the server takes the next screen when this ack arrives,
-   * and a screen taken while the page is still drawing waits in its queue and is older when shown; keys
-   * typed meanwhile also get the page between frames. (A hidden page draws nothing, so it acks when shown.)
-   */
-  private applyInPlace(frame: SnapshotFrame): void {
-    const term = this.term;
-    if (!term) return;
-    const connection = this.connection;
-    const flood = this.floodScreenOf(term);
-    flood?.enter();
-    const now = performance.now();
-    this.flooding = now - this.lastCatchUpAt < FLOOD_LINGER_MS;
-    this.lastCatchUpAt = now;
-    term.write(`\x1bc${frame.replay}`, () => {
-      if (term !== this.term) return;
-      flood?.drawNextFrame();
-      afterNextFrame(() => {
-        if (term === this.term) this.snapshotShown(frame, connection);
-      });
-    });
-  }
-
-  /**
-   * The canvas screen that shows catch-ups (see flood-screen.ts), or null: not with a screen reader (its
-   * rows are what it reads), nor where xterm.js is not the version it was made for.
-   */
-  private floodScreenOf(term: Terminal): FloodScreen | null {
-    if (this.screenReader) return null;
-    if (!this.floodScreens.has(term)) this.floodScreens.set(term, FloodScreen.create(term));
-    return this.floodScreens.get(term) ?? null;
-  }
-
-  /** Back to xterm's DOM rows once FLOOD_LINGER_MS have passed without a catch-up. */
-  private leaveFloodScreenWhenQuiet(): void {
-    if (this.floodLeaveTimer !== undefined) return;
-    const check = () => {
-      const left = this.lastCatchUpAt + FLOOD_LINGER_MS - performance.now();
-      if (left > 0) {
-        this.floodLeaveTimer = setTimeout(check, left);
-        return;
-      }
-      this.floodLeaveTimer = undefined;
-      this.leaveFloodScreen();
-    };
-    check();
-  }
-
-  /** Back to xterm's DOM rows (output streams again, or the look changed). */
-  private leaveFloodScreen(): void {
-    if (this.term) this.floodScreens.get(this.term)?.leave();
-  }
-
-  /**
-   * A snapshot with history for the screen already shown (the full history after a reconnect's first
-   * screen, or after catching up with a flood): parsing thousands of rows takes the page a few hundred
-   * milliseconds, so it is parsed in a hidden renderer while the current one stays on screen and takes
-   * keys, and swapped in once parsed. The server sends nothing newer until this snapshot is acked, so the
-   * screen shown meanwhile is the snapshot's own.
-   */
-  private canStage(frame: SnapshotFrame): boolean {
-    return frame.historyLines > 0 && this.sameScreen(frame);
-  }
-
-  private stage(frame: SnapshotFrame, host: HTMLElement): void {
-    const term = this.createRenderer(frame, host, true);
-    this.staged = term;
-    const connection = this.connection;
-    term.write(frame.replay, () => {
-      if (term !== this.staged) return;
-      this.swapInStaged();
-      this.snapshotShown(frame, connection);
-      this.revealCursor(term, { keepScrollback: true });
-    });
-  }
-
-  /** Put the parsed staged renderer on screen in place of the current one, at the same distance from the
-   *  bottom if the person had scrolled up, with the focus it had. */
-  private swapInStaged(): void {
-    const next = this.staged;
-    const previous = this.term;
-    if (!next) return;
-    this.staged = null;
-    const root = this.renderRoot as ShadowRoot;
-    const previousWrapper = previous?.element?.parentElement ?? null;
-    const hadFocus = !!previousWrapper && !!root.activeElement && previousWrapper.contains(root.activeElement);
-    const fromBottom = previous ? previous.buffer.active.baseY - previous.buffer.active.viewportY : 0;
-    next.element?.parentElement?.classList.remove('staged');
-    if (fromBottom > 0) next.scrollToLine(Math.max(0, next.buffer.active.baseY - fromBottom));
-    this.term = next;
-    previous?.dispose();
-    previousWrapper?.remove();
-    if (hadFocus) next.focus();
-  }
-
-  /** A staged renderer that will not be shown (another snapshot replaced it, or the renderer went). */
-  private dropStaged(): void {
-    const staged = this.staged;
-    if (!staged) return;
-    this.staged = null;
-    const wrapper = staged.element?.parentElement;
-    staged.dispose();
-    wrapper?.remove();
-  }
-
-  /** A snapshot is parsed and on screen: ack it (the server counts its replay as in flight until then) and say so. */
-  private snapshotShown(frame: SnapshotFrame, connection: TerminalConnection | null): void {
-    connection?.parsed(frame.sequence, 0);
-    this.fire('shared-terminal-screen', {
-      generation: frame.generation,
-      sequence: frame.sequence,
-      historyLines: frame.historyLines,
-      truncated: frame.truncated,
-    } satisfies ScreenEventDetail);
-  }
-
-  private applyOutput(frame: OutputFrame): void {
-    // Output after a staged snapshot belongs to the staged renderer (the shown one is as of that snapshot).
-    const term = this.staged ?? this.term;
-    if (!term) return;
-    // While a flood goes on the canvas stays the screen and draws this output too (FLOOD_LINGER_MS).
-    const flood = term === this.term ? this.floodScreens.get(term) : undefined;
-    const onCanvas = !!flood?.showing && this.flooding && performance.now() - this.lastCatchUpAt < FLOOD_LINGER_MS;
-    if (onCanvas) this.leaveFloodScreenWhenQuiet();
-    else if (term === this.term) this.leaveFloodScreen();
-    const connection = this.connection;
-    term.write(frame.data, () => {
-      if (onCanvas) flood?.drawNextFrame();
-      if (term === this.term || term === this.staged) connection?.parsed(frame.sequence, frame.data.length);
-    });
-  }
-
-  private disposeRenderer(): void {
-    if (this.floodLeaveTimer !== undefined) clearTimeout(this.floodLeaveTimer);
-    this.floodLeaveTimer = undefined;
-    this.dropStaged();
-    this.term?.dispose();
-    this.term = null;
-    this.hasRenderer = false;
-    const host = this.renderRoot?.querySelector<HTMLElement>('.xterm-host');
-    if (host) host.replaceChildren();
-  }
-
   private clampedFontSize(): number {
-    const size = Number.isFinite(this.fontSize) ? Math.round(this.fontSize) : DEFAULT_FONT_SIZE;
-    return Math.min(MAX_FONT_SIZE, Math.max(MIN_FONT_SIZE, size));
-  }
-
-  private cssValue(name: string): string {
-    return getComputedStyle(this).getPropertyValue(name).trim();
-  }
-
-  private xtermTheme(): ITheme {
-    // The dark colours are in force for theme="dark", and for theme="auto" on a dark page (styles.ts).
-    const dark = getComputedStyle(this).colorScheme === 'dark';
-    return {
-      ...(dark ? DARK_PALETTE : LIGHT_PALETTE),
-      background: this.cssValue('--st-bg') || undefined,
-      foreground: this.cssValue('--st-fg') || undefined,
-      cursor: this.cssValue('--st-cursor') || undefined,
-      cursorAccent: this.cssValue('--st-bg') || undefined,
-      selectionBackground: this.cssValue('--st-selection') || undefined,
-    } as ITheme;
+    return clampFontSize(this.fontSize);
   }
 
   private isTouch(): boolean {
@@ -725,14 +478,9 @@ export class SharedTerminalElement extends LitElement {
   }
 
   private showNotice(notice: ViewNotice): void {
-    const shown: ShownNotice = { id: nextNoticeId++, code: notice.code, detail: notice.detail };
-    this.notices = [...this.notices.filter((n) => n.code !== notice.code), shown].slice(-MAX_NOTICES);
-    this.fire('shared-terminal-notice', { code: notice.code, message: this.noticeText(shown) } satisfies NoticeEventDetail);
-  }
-
-  private noticeText(notice: ShownNotice): string {
-    const text = (this.t.notice[notice.code] as string | undefined) ?? notice.detail ?? notice.code;
-    return (notice.code === 'connect-failed' || notice.code === 'refused') && notice.detail ? `${text} (${notice.detail})` : text;
+    const { list, shown } = withNotice(this.notices, notice);
+    this.notices = list;
+    this.fire('shared-terminal-notice', { code: notice.code, message: noticeText(this.t, shown) } satisfies NoticeEventDetail);
   }
 
   private dismiss(id: number): void {
@@ -751,29 +499,17 @@ export class SharedTerminalElement extends LitElement {
     this.fire('shared-terminal-font-size', { fontSize: next });
   }
 
-  /**
-   * The largest font size (within the limits) at which every column fits the panel's width, so a wide
-   * line (the model's long command) is readable without scrolling sideways. Width grows with the font
-   * size, so one estimate is made from the current size and then checked against the laid-out screen.
-   */
+  /** The largest font size at which every column fits the panel (renderer/look.ts). */
   private async fitWidth(): Promise<void> {
     const viewport = this.renderRoot.querySelector<HTMLElement>('.viewport');
-    const screen = this.term?.element?.querySelector<HTMLElement>('.xterm-screen');
-    if (!viewport || !screen) return;
-    const padding = parseFloat(getComputedStyle(viewport).paddingLeft) + parseFloat(getComputedStyle(viewport).paddingRight);
-    const available = () => viewport.clientWidth - padding;
-    const current = this.clampedFontSize();
-    let size = Math.min(MAX_FONT_SIZE, Math.max(MIN_FONT_SIZE, Math.floor((current * available()) / screen.getBoundingClientRect().width)));
-    for (let tries = 0; tries < 4; tries++) {
-      if (size !== this.fontSize) {
-        this.fontSize = size;
-        await this.updateComplete;
-        await new Promise((resolve) => requestAnimationFrame(resolve));
-      }
-      const width = this.term?.element?.querySelector<HTMLElement>('.xterm-screen')?.getBoundingClientRect().width ?? 0;
-      if (width <= available() || size <= MIN_FONT_SIZE) break;
-      size -= 1;
-    }
+    const screenWidth = (): number => this.term?.element?.querySelector<HTMLElement>('.xterm-screen')?.getBoundingClientRect().width ?? 0;
+    if (!viewport || !this.term?.element?.querySelector('.xterm-screen')) return;
+    await fitFontSize(viewport, screenWidth, this.clampedFontSize(), async (size) => {
+      if (size === this.fontSize) return;
+      this.fontSize = size;
+      await this.updateComplete;
+      await new Promise((resolve) => requestAnimationFrame(resolve));
+    });
     this.fire('shared-terminal-font-size', { fontSize: this.clampedFontSize() });
   }
 
@@ -783,88 +519,6 @@ export class SharedTerminalElement extends LitElement {
 
   private onInterrupt(): void {
     this.connection?.interrupt();
-  }
-
-  private menuItems(): HTMLElement[] {
-    return [...this.renderRoot.querySelectorAll<HTMLElement>('.menu [role^="menuitem"]:not([disabled])')];
-  }
-
-  private async openMenu(focus: 'first' | 'last' = 'first'): Promise<void> {
-    this.menuOpen = true;
-    await this.updateComplete;
-    const items = this.menuItems();
-    (focus === 'first' ? items[0] : items[items.length - 1])?.focus();
-  }
-
-  private closeMenu(returnFocus: boolean): void {
-    this.menuOpen = false;
-    if (returnFocus) this.renderRoot.querySelector<HTMLElement>('.settings')?.focus();
-  }
-
-  private onSettingsKey(event: KeyboardEvent): void {
-    if (event.key === 'ArrowDown' || event.key === 'ArrowUp') {
-      event.preventDefault();
-      void this.openMenu(event.key === 'ArrowDown' ? 'first' : 'last');
-    }
-  }
-
-  private onMenuKey(event: KeyboardEvent): void {
-    const items = this.menuItems();
-    const index = items.indexOf(event.composedPath()[0] as HTMLElement);
-    const move = (to: number): void => {
-      event.preventDefault();
-      items[(to + items.length) % items.length]?.focus();
-    };
-    switch (event.key) {
-      case 'ArrowDown':
-        move(index + 1);
-        break;
-      case 'ArrowUp':
-        move(index - 1);
-        break;
-      case 'Home':
-        move(0);
-        break;
-      case 'End':
-        move(items.length - 1);
-        break;
-      case 'Escape':
-        event.preventDefault();
-        this.closeMenu(true);
-        break;
-      case 'Tab':
-        this.closeMenu(false);
-        break;
-    }
-  }
-
-  private onMenuFocusOut(event: FocusEvent): void {
-    const next = event.relatedTarget as Node | null;
-    const actions = this.renderRoot.querySelector('.actions');
-    if (this.menuOpen && (!next || !actions?.contains(next))) this.menuOpen = false;
-  }
-
-  private menuAction(action: () => void, close = true): void {
-    action();
-    if (close) this.closeMenu(true);
-  }
-
-  private async askReset(): Promise<void> {
-    this.menuOpen = false;
-    this.confirmOpen = true;
-    await this.updateComplete;
-    this.renderRoot.querySelector<HTMLElement>('.confirm .cancel')?.focus();
-  }
-
-  private confirmReset(): void {
-    this.confirmOpen = false;
-    this.connection?.reset();
-    this.renderRoot.querySelector<HTMLElement>('.settings')?.focus();
-  }
-
-  private cancelReset(): void {
-    this.confirmOpen = false;
-    this.renderRoot.querySelector<HTMLElement>('.settings')?.focus();
   }
 
   // ---------------------------------------------------------------------------------------------- clipboard, search
@@ -879,10 +533,10 @@ export class SharedTerminalElement extends LitElement {
     if (event.type === 'keydown') {
       if (action === 'copy') {
         event.preventDefault();
-        if (term.hasSelection()) void this.copyText(term.getSelection());
+        if (term.hasSelection()) void this.clipboard.copy(term.getSelection());
       } else if (action === 'search') {
         event.preventDefault();
-        void this.openSearch();
+        void this.search.show();
       }
       // paste: left to the browser (its own paste needs no permission): it fills xterm.js's textarea, which
       // sends the text as typed (bracketed when the program asked for it).
@@ -890,133 +544,14 @@ export class SharedTerminalElement extends LitElement {
     return false;
   }
 
-  private async copyText(text: string): Promise<void> {
-    try {
-      await navigator.clipboard.writeText(text);
-    } catch {
-      this.showNotice({ code: 'clipboard-denied', detail: null });
-    }
-  }
-
-  private async pasteFromClipboard(): Promise<void> {
-    const term = this.term;
-    if (!term) return;
-    let text: string;
-    try {
-      text = await navigator.clipboard.readText();
-    } catch {
-      this.showNotice({ code: 'clipboard-denied', detail: null });
-      return;
-    }
-    if (term !== this.term) return;
-    this.pasting = true;
-    term.paste(text);
-    this.pasting = false;
-    term.focus();
-  }
-
-  private canPaste(): boolean {
-    return !this.readonlyView && this.role === 'controller';
-  }
-
-  private onContextMenu = (event: MouseEvent): void => {
-    if (!this.term) return;
-    event.preventDefault();
-    this.contextMenuAt = { x: event.clientX, y: event.clientY };
-    void this.updateComplete.then(() => this.renderRoot.querySelector<HTMLElement>('.context-menu [role="menuitem"]:not([disabled])')?.focus());
-  };
-
-  private closeContextMenu(returnFocus: boolean): void {
-    this.contextMenuAt = null;
-    if (returnFocus) this.term?.focus();
-  }
-
-  private onContextMenuKey(event: KeyboardEvent): void {
-    const items = [...this.renderRoot.querySelectorAll<HTMLElement>('.context-menu [role="menuitem"]:not([disabled])')];
-    const index = items.indexOf(event.composedPath()[0] as HTMLElement);
-    if (event.key === 'Escape') {
-      event.preventDefault();
-      this.closeContextMenu(true);
-    } else if (event.key === 'ArrowDown' || event.key === 'ArrowUp') {
-      event.preventDefault();
-      items[(index + (event.key === 'ArrowDown' ? 1 : -1) + items.length) % items.length]?.focus();
-    } else if (event.key === 'Tab') {
-      this.closeContextMenu(false);
-    }
-  }
-
-  private onContextMenuFocusOut(event: FocusEvent): void {
-    const next = event.relatedTarget as Node | null;
-    const menu = this.renderRoot.querySelector('.context-menu');
-    if (!next || !menu?.contains(next)) this.contextMenuAt = null;
-  }
-
-  private contextCopy(): void {
-    const selection = this.term?.getSelection() ?? '';
-    this.closeContextMenu(true);
-    if (selection) void this.copyText(selection);
-  }
-
-  private contextPaste(): void {
-    this.closeContextMenu(true);
-    void this.pasteFromClipboard();
-  }
-
-  private async openSearch(): Promise<void> {
-    this.searchOpen = true;
-    await this.updateComplete;
-    const input = this.renderRoot.querySelector<HTMLInputElement>('.search input');
-    input?.focus();
-    input?.select();
-  }
-
-  private closeSearch(): void {
-    this.searchOpen = false;
-    this.searchResult = null;
-    if (this.term) this.searches.get(this.term)?.clearDecorations();
-    this.term?.clearSelection();
-    this.term?.focus();
-  }
-
-  private searchOptions(incremental: boolean): ISearchOptions {
-    const dark = getComputedStyle(this).colorScheme === 'dark';
-    return { incremental, decorations: SEARCH_COLOURS[dark ? 'dark' : 'light'] };
-  }
-
-  /** Find the next (or previous) match of the search box's text in the shown renderer's scrollback. */
-  private find(direction: 'next' | 'previous', incremental = false): void {
-    const term = this.term;
-    const search = term ? this.searches.get(term) : undefined;
-    const query = this.renderRoot.querySelector<HTMLInputElement>('.search input')?.value ?? '';
-    if (!search) return;
-    if (!query) {
-      search.clearDecorations();
-      this.searchResult = null;
-      return;
-    }
-    if (direction === 'next') search.findNext(query, this.searchOptions(incremental));
-    else search.findPrevious(query, this.searchOptions(false));
-  }
-
-  private onSearchKey(event: KeyboardEvent): void {
-    if (event.key === 'Enter') {
-      event.preventDefault();
-      this.find(event.shiftKey ? 'previous' : 'next');
-    } else if (event.key === 'Escape') {
-      event.preventDefault();
-      this.closeSearch();
-    }
-  }
-
   // ---------------------------------------------------------------------------------------------- render
 
   protected override render(): TemplateResult {
     const t = this.t;
-    const controller = this.role === 'controller';
-    const live = this.connectionState === 'connected';
-    const canTakeOver = live && controller && this.lease.state === 'none' && !!this.status?.takeoverId;
-    const canInterrupt = live && controller && this.lease.state === 'granted';
-    const canReset = live && controller && !this.readonlyView;
+    // What the person may do is the connection's to say (one rule, not two that drift apart).
+    const canTakeOver = !!this.connection?.canTakeOver;
+    const canInterrupt = !!this.connection?.canInterrupt;
+    const canReset = !!this.connection?.canReset;
     return html`
       <section part="panel" class="panel" aria-label=${t.terminal}>
         <div part="header" class="header">
@@ -1030,8 +565,20 @@ export class SharedTerminalElement extends LitElement {
           >
             <span class="chevron" aria-hidden="true">▸</span> ${t.terminal}
           </button>
-          ${this.renderStatus(t)}
-          <div class="actions" @focusout=${this.onMenuFocusOut}>
+          ${statusLine(
+            {
+              role: this.role,
+              roleReason: this.roleReason,
+              readonlyView: this.readonlyView,
+              touch: this.isTouch(),
+              connectionState: this.connectionState,
+              retryInMs: this.retryInMs,
+              status: this.status,
+              lease: this.lease,
+            },
+            t,
+          )}
+          <div class="actions" @focusout=${this.menu.onActionsFocusOut}>
             <button part="takeover-button" class="takeover ${canTakeOver ? 'primary' : ''}" ?disabled=${!canTakeOver} @click=${this.onTakeover}>
               ${t.takeOver}
             </button>
@@ -1040,203 +587,36 @@ export class SharedTerminalElement extends LitElement {
               part="settings-button"
               class="settings"
               aria-haspopup="menu"
-              aria-expanded=${String(this.menuOpen)}
+              aria-expanded=${String(this.menu.state === 'menu')}
               aria-controls="settings-menu"
               aria-label=${t.settings}
               title=${t.settings}
-              @click=${() => (this.menuOpen ? this.closeMenu(false) : void this.openMenu())}
-              @keydown=${this.onSettingsKey}
+              @click=${this.menu.onGearClick}
+              @keydown=${this.menu.onGearKey}
             >
               <span aria-hidden="true">⚙</span>
             </button>
-            ${this.renderMenu(t, canReset)}
+            ${this.menu.renderMenu({ fontSize: this.clampedFontSize(), hasRenderer: this.hasRenderer, screenReader: this.screenReader, canReset }, t)}
           </div>
         </div>
-        ${this.confirmOpen ? this.renderConfirm(t) : nothing}
-        <div part="notices" class="notices" role="log" aria-live="polite">
-          ${this.notices.map(
-            (n) => html`<div part="notice" class="notice ${ERROR_NOTICES.has(n.code) ? 'error' : ''}" data-code=${n.code}>
-              <span>${this.noticeText(n)}</span>
-              ${RECONNECT_NOTICES.has(n.code)
-                ? html`<button class="notice-reconnect" @click=${() => (this.dismiss(n.id), this.reconnect())}>${t.reconnect}</button>`
-                : nothing}
-              <button class="notice-dismiss" aria-label=${t.dismiss} title=${t.dismiss} @click=${() => this.dismiss(n.id)}>×</button>
-            </div>`,
-          )}
-        </div>
-        ${this.searchOpen && !this.collapsed ? this.renderSearch(t) : nothing}
+        ${this.menu.renderConfirm(t)}
+        ${noticeList(t, this.notices, { dismiss: (id) => this.dismiss(id), reconnect: () => this.reconnect() })}
+        ${this.search.open && !this.collapsed ? this.search.render(t) : nothing}
         <div part="body" id="body" class="body ${this.collapsed ? 'collapsed' : ''}" aria-hidden=${String(this.collapsed)}>
           <div part="viewport" class="viewport">
             ${this.hasRenderer ? nothing : html`<div class="placeholder">${t.connection[this.connectionState]}…</div>`}
             <div
               part="terminal"
               class="xterm-host"
-              @paste=${{ handleEvent: this.onPasteCapture, capture: true }}
-              @contextmenu=${this.onContextMenu}
+              @paste=${{ handleEvent: this.clipboard.onPasteCapture, capture: true }}
+              @contextmenu=${this.clipboard.onContextMenu}
             ></div>
           </div>
         </div>
-        ${this.contextMenuAt ? this.renderContextMenu(t, this.contextMenuAt) : nothing}
+        ${this.clipboard.render(t) ?? nothing}
       </section>
     `;
   }
-
-  private onPasteCapture = (): void => {
-    // A paste is a person's input even if it looks like a focus report.
-    this.pasting = true;
-    queueMicrotask(() => (this.pasting = false));
-  };
-
-  private renderStatus(t: Messages): TemplateResult {
-    const s = this.status;
-    const readonly = this.role === 'readonly' || (this.role === null && this.readonlyView);
-    // The role word only once the server gave one (or the view asked to be read only): never a role it lacks.
-    const showRole = this.role !== null || this.readonlyView;
-    const reason = readonly ? (this.isTouch() && this.roleReason !== 'controller-busy' && this.roleReason !== 'invalid-resume' ? t.roleReason.touch : this.roleReason ? t.roleReason[this.roleReason as keyof Messages['roleReason']] : undefined) : undefined;
-    const mine = this.lease.state === 'granted';
-    const retry = this.connectionState === 'reconnecting' && this.retryInMs ? ` (${t.retryIn(Math.ceil(this.retryInMs / 1000))})` : '';
-    const segments: TemplateResult[] = [
-      html`<span part="connection" class="connection state-${this.connectionState}">${t.connection[this.connectionState]}${retry}</span>`,
-    ];
-    if (s && this.connectionState === 'connected') {
-      // Queue facts only while attached: between connections they would be stale.
-      segments.push(html`<span class="queue-status">${t.queueStatus[s.queueStatus]}</span>`);
-      segments.push(html`<span class="holder">${t.holder(s.holder, mine)}</span>`);
-      segments.push(html`<span class="queue">${t.queued(s.pendingCount)}</span>`);
-      if (modelWaiting(s)) segments.push(html`<span class="waiting">${t.modelWaiting}</span>`);
-      if (s.inputWait) segments.push(html`<span class="input-wait">${t.inputWait(s.inputWait.command, s.inputWait.secret)}</span>`);
-    }
-    if (this.lease.state !== 'none' && !mine) segments.push(html`<span class="lease">${t.lease[this.lease.state]}</span>`);
-    // Separators are text with spaces around them, so the line reads (and copies) as "Controller | connected | ...".
-    const role = showRole
-      ? html`<span part="role" class="role">${readonly ? t.readOnly : t.controller}</span>${reason ? html` <span class="reason">(${reason})</span>` : nothing}`
-      : nothing;
-    return html`<div part="status" class="status" role="status" aria-live="polite">${role}${segments.map(
-      (segment, i) => html`${i > 0 || showRole ? html`<span class="sep"> | </span>` : nothing}${segment}`,
-    )}</div>`;
-  }
-
-  private renderMenu(t: Messages, canReset: boolean): TemplateResult {
-    const size = this.clampedFontSize();
-    return html`<div
-      part="settings-menu"
-      id="settings-menu"
-      class="menu"
-      role="menu"
-      aria-label=${t.settings}
-      ?hidden=${!this.menuOpen}
-      @keydown=${this.onMenuKey}
-    >
-      <button role="menuitem" tabindex="-1" class="reconnect" @click=${() => this.menuAction(() => this.reconnect())}>${t.reconnect}</button>
-      <button role="menuitem" tabindex="-1" class="clear" ?disabled=${!this.hasRenderer} @click=${() => this.menuAction(() => this.clearView())}>
-        ${t.clearView}
-      </button>
-      <div class="font-row" role="group" aria-label=${t.fontSize(size)}>
-        <span aria-hidden="true">${t.fontSize(size)}</span>
-        <button
-          role="menuitem"
-          tabindex="-1"
-          class="font-down"
-          aria-label=${t.fontDownLabel}
-          title=${t.fontDownLabel}
-          ?disabled=${size <= MIN_FONT_SIZE}
-          @click=${() => this.menuAction(() => this.changeFont(-1), false)}
-        >
-          ${t.fontDown}
-        </button>
-        <button
-          role="menuitem"
-          tabindex="-1"
-          class="font-up"
-          aria-label=${t.fontUpLabel}
-          title=${t.fontUpLabel}
-          ?disabled=${size >= MAX_FONT_SIZE}
-          @click=${() => this.menuAction(() => this.changeFont(1), false)}
-        >
-          ${t.fontUp}
-        </button>
-      </div>
-      <button role="menuitem" tabindex="-1" class="fit-width" ?disabled=${!this.hasRenderer} @click=${() => this.menuAction(() => void this.fitWidth())}>
-        ${t.fitWidth}
-      </button>
-      <button
-        role="menuitemcheckbox"
-        tabindex="-1"
-        class="screen-reader"
-        aria-checked=${String(this.screenReader)}
-        @click=${() => this.menuAction(() => (this.screenReader = !this.screenReader), false)}
-      >
-        ${this.screenReader ? '✓ ' : ''}${t.screenReader}
-      </button>
-      <hr role="separator" />
-      <button role="menuitem" tabindex="-1" class="reset danger" ?disabled=${!canReset} @click=${() => void this.askReset()}>${t.resetTerminal}</button>
-    </div>`;
-  }
-
-  private renderSearch(t: Messages): TemplateResult {
-    const result = this.searchResult;
-    // The addon counts (and highlights) at most SEARCH_LIMIT matches; past them the active one has no index.
-    const more = !!result && result.count >= SEARCH_LIMIT;
-    const count =
-      result === null ? '' : result.count === 0 ? t.searchNone : result.index < 0 ? t.searchMany(result.count) : t.searchCount(result.index + 1, result.count, more);
-    return html`<div part="search" class="search" role="search" aria-label=${t.search}>
-      <input
-        type="search"
-        aria-label=${t.searchPlaceholder}
-        placeholder=${t.searchPlaceholder}
-        @input=${() => this.find('next', true)}
-        @keydown=${this.onSearchKey}
-      />
-      <span class="search-count" role="status" aria-live="polite">${count}</span>
-      <button class="search-previous" aria-label=${t.searchPrevious} title=${t.searchPrevious} @click=${() => this.find('previous')}>↑</button>
-      <button class="search-next" aria-label=${t.searchNext} title=${t.searchNext} @click=${() => this.find('next')}>↓</button>
-      <button class="search-close" aria-label=${t.searchClose} title=${t.searchClose} @click=${() => this.closeSearch()}>×</button>
-    </div>`;
-  }
-
-  private renderContextMenu(t: Messages, at: { x: number; y: number }): TemplateResult {
-    const hasSelection = !!this.term?.hasSelection();
-    return html`<div
-      part="context-menu"
-      class="context-menu"
-      role="menu"
-      aria-label=${t.contextMenu}
-      style="left: ${at.x}px; top: ${at.y}px"
-      @keydown=${this.onContextMenuKey}
-      @focusout=${this.onContextMenuFocusOut}
-    >
-      <button role="menuitem" tabindex="-1" class="context-copy" ?disabled=${!hasSelection} @click=${this.contextCopy}>${t.copy}</button>
-      <button role="menuitem" tabindex="-1" class="context-paste" ?disabled=${!this.canPaste()} @click=${this.contextPaste}>${t.paste}</button>
-    </div>`;
-  }
-
-  private renderConfirm(t: Messages): TemplateResult {
-    return html`<div
-      part="confirm"
-      class="confirm"
-      role="alertdialog"
-      aria-labelledby="confirm-title"
-      aria-describedby="confirm-body"
-      @keydown=${(event: KeyboardEvent) => {
-        if (event.key === 'Escape') {
-          event.preventDefault();
-          this.cancelReset();
-        }
-      }}
-    >
-      <h2 id="confirm-title">${t.confirmTitle}</h2>
-      <p id="confirm-body">${t.confirmBody}</p>
-      <div class="buttons">
-        <button class="confirm-reset danger primary" @click=${this.confirmReset}>${t.confirmReset}</button>
-        <button class="cancel" @click=${this.cancelReset}>${t.cancel}</button>
-      </div>
-    </div>`;
-  }
-}
-
-/** A model operation is queued behind the person who holds input (it waits until they are done). */
-export function modelWaiting(status: StatusFrame): boolean {
-  return status.holder === 'human' && status.pendingKinds.includes('model-send');
 }
 
 declare global {

@@ -285,7 +285,7 @@ export const panelStyles = css`
   .xterm .xterm-rows span:not(.xterm-cursor) {
     display: inline !important;
   }
-  /* The flood screen (flood-screen.ts): over the rows, under the selection; the pointer goes through to xterm. */
+  /* The flood screen (renderer/flood-screen.ts): over the rows, under the selection; the pointer goes through to xterm. */
   .xterm .flood-screen {
     position: absolute;
     top: 0;

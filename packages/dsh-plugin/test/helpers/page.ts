@@ -1,7 +1,7 @@
 /**
  * Driving DSH Web (English UI) and the plugin's dock with Playwright on the system's Chromium.
  */
-import { chromiumLaunchOptions } from '@shared-terminal/element/testing/chromium';
+import { chromiumLaunchOptions } from '@shared-terminal/test-support/chromium';
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 import { waitFor } from './util.ts';
 

@@ -1,17 +1,7 @@
-/** Small test utilities: polling, and process liveness from /proc (zombies count as gone). */
+/** Small test utilities: polling (test-support's), and process liveness from /proc (zombies count as gone). */
 import { readFileSync, readdirSync } from 'node:fs';
 
-export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-export async function waitFor<T>(check: () => T | Promise<T>, what: string, timeoutMs = 15_000): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value as NonNullable<T>;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(25);
-  }
-}
+export { sleep, waitFor } from '@shared-terminal/test-support/wait';
 
 export function pidAlive(pid: number): boolean {
   try {

@@ -7,6 +7,7 @@ import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { waitFor as supportWaitFor } from '@shared-terminal/test-support/wait';
 
 export const CLI = new URL('../../dist/cli.js', import.meta.url).pathname;
 export const ADDRESS_LINE = /^shared-terminal: (http:\/\/127\.0\.0\.1:(\d+))\/\?token=([A-Za-z0-9._~-]+)$/;
@@ -143,8 +144,10 @@ export async function callTool<T = ErrorBody & Record<string, unknown>>(
   return { status: response.status, body: (await response.json()) as T };
 }
 
-// Polling and process checks are the engine tests' own helpers.
-export { sleep, waitFor, pidAlive as alive } from '../../../terminal-server/test/helpers/engine.ts';
+// Polling is test-support's (at the engine tests' pace and default); process checks are the engine tests' own.
+export { pidAlive as alive } from '../../../terminal-server/test/helpers/engine.ts';
+export { sleep } from '@shared-terminal/test-support/wait';
+export const waitFor = <T>(check: () => T | Promise<T>, what: string, timeoutMs = 10_000): Promise<NonNullable<T>> => supportWaitFor(check, what, timeoutMs, 10);
 
 export interface RawResponse {
   status: number;

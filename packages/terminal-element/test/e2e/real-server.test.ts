@@ -4,22 +4,15 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { chromium, type Browser, type Page } from 'playwright';
 import { OWNER_ID, startRealServer, type RealServer } from '../helpers/real-server.ts';
-import { CHROMIUM_FLAGS, chromiumLaunchOptions } from '../helpers/chromium.mjs';
+import { CHROMIUM_FLAGS, chromiumLaunchOptions } from '@shared-terminal/test-support/chromium';
+import { waitFor } from '@shared-terminal/test-support/wait';
 
 let server: RealServer;
 let browser: Browser;
 let page: Page;
 
-/** Poll until `check` holds; a guard against hangs, never a speed assertion. */
-async function until<T>(check: () => Promise<T>, what: string, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+/** Poll until `check` holds (test-support's waitFor, at this suite's pace). */
+const until = <T>(check: () => Promise<T>, what: string, timeoutMs = 20_000): Promise<NonNullable<T>> => waitFor(check, what, timeoutMs, 50);
 
 function screen(): Promise<string> {
   return page.evaluate(() => {

@@ -1,4 +1,6 @@
 /** Small assertions for browser tests (node:assert does not run in the page). */
+import { waitFor } from '@shared-terminal/test-support/wait';
+
 export function ok(value: unknown, message = 'expected a truthy value'): asserts value {
   if (!value) throw new Error(message);
 }
@@ -10,13 +12,7 @@ export function deepEqual(actual: unknown, expected: unknown, message = ''): voi
   const b = JSON.stringify(expected);
   if (a !== b) throw new Error(`${message ? message + ': ' : ''}expected ${b}, got ${a}`);
 }
-/** Wait until `check` returns a truthy value (or fail after `ms`). */
-export async function until<T>(check: () => T | Promise<T>, message: string, ms = 5000): Promise<NonNullable<T>> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const value = await check();
-    if (value) return value as NonNullable<T>;
-    if (Date.now() > end) throw new Error(`timed out: ${message}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
+/** Wait until `check` returns a truthy value (or fail after `ms`): test-support's waitFor at this suite's pace. */
+export function until<T>(check: () => T | Promise<T>, message: string, ms = 5000): Promise<NonNullable<T>> {
+  return waitFor(check, message, ms, 20);
 }

@@ -1,7 +1,7 @@
 // Mounting <shared-terminal> on the scripted server for the browser tests, and reading its shadow DOM.
 import '../../src/index.ts';
 import type { SharedTerminalElement } from '../../src/shared-terminal.ts';
-import { ScriptedServer, type ScriptedServerOptions } from '../../src/testing/scripted-server.ts';
+import { ScriptedServer, type ScriptedServerOptions } from '@shared-terminal/test-support/scripted-server';
 import { ok, until } from './assert.ts';
 
 export interface Mounted {

@@ -8,7 +8,7 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { elementPage, startPageServer } from '../../src/testing/page-server.ts';
+import { elementPage, startPageServer } from '@shared-terminal/test-support/page-server';
 import { TerminalHub, createNodePtyProvider, createTerminalTransport, resolveConfig, type TerminalTransport, type TransportHumanSettled } from '@shared-terminal/server';
 
 export const OWNER_ID = 'agent-e2e';

@@ -3,9 +3,9 @@
 // manual clock.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { CloseCode, RESUME_PREFIX, SUBPROTOCOL, READONLY_SUBPROTOCOL } from '@shared-terminal/server/protocol';
+import { CloseCode, PROTOCOL_VERSION, RESUME_PREFIX, SUBPROTOCOL, READONLY_SUBPROTOCOL } from '@shared-terminal/server/protocol';
 import { TerminalConnection, type ConnectionOptions, type ViewNotice, type ConnectionState } from '../../src/connection.ts';
-import { ScriptedServer, type ScriptedServerOptions } from '../../src/testing/scripted-server.ts';
+import { ScriptedServer, type ScriptedServerOptions } from '@shared-terminal/test-support/scripted-server';
 import { ManualTimers, settle } from '../helpers/manual-timers.ts';
 
 interface Rig {
@@ -104,14 +104,14 @@ test('a sequence gap asks for a resync and drops output until the fresh snapshot
 test('a duplicate output is dropped', async () => {
   const rig = await connected();
   rig.server.output('a');
-  rig.server.send({ v: 1, type: 'output', generation: 1, sequence: 1, data: 'a' });
+  rig.server.send({ v: PROTOCOL_VERSION, type: 'output', generation: 1, sequence: 1, data: 'a' });
   assert.deepEqual(rig.outputs, ['a']);
   assert.deepEqual(types(rig), []);
 });
 
 test('output of another generation asks for a fresh snapshot', async () => {
   const rig = await connected();
-  rig.server.send({ v: 1, type: 'output', generation: 2, sequence: 1, data: 'x' });
+  rig.server.send({ v: PROTOCOL_VERSION, type: 'output', generation: 2, sequence: 1, data: 'x' });
   assert.deepEqual(rig.outputs, []);
   assert.deepEqual(types(rig), ['resync']);
 });
@@ -351,4 +351,18 @@ test('a status that turns blocked or exited raises one notice each', async () =>
   rig.server.setStatus({ queueStatus: 'exited', process: { kind: 'exited', exitCode: 0, signal: null } });
   rig.server.setStatus({ queueStatus: 'exited', process: { kind: 'exited', exitCode: 0, signal: null } });
   assert.deepEqual(codes(rig), ['blocked', 'exited']);
+});
+
+test('a view that asked to be read only offers no reset, even when the server still makes it controller', async () => {
+  // A server that ignores mode.readonly (an older one): the element disables Reset Terminal for a view that
+  // asked to be read only, and the connection must agree rather than send the reset.
+  const server = new ScriptedServer({});
+  const createSocket: ConnectionOptions['createSocket'] = (url, protocols) => server.createSocket(url, protocols.filter((p) => p !== READONLY_SUBPROTOCOL));
+  const rig = await connected({}, { readonly: true, createSocket, connector: server.connector });
+  assert.equal(rig.connection.state, 'connected');
+  assert.equal(rig.connection.role, 'controller');
+  assert.equal(rig.connection.canReset, false);
+  assert.equal(rig.connection.reset(), false);
+  assert.deepEqual(server.framesOfType('reset'), []);
+  assert.ok(codes(rig).includes('readonly'));
 });

@@ -10,6 +10,7 @@
  */
 import {
   CloseCode,
+  PROTOCOL_VERSION,
   READONLY_SUBPROTOCOL,
   RESUME_PREFIX,
   SUBPROTOCOL,
@@ -25,7 +26,16 @@ import {
   type SnapshotFrame,
   type StatusFrame,
 } from '@shared-terminal/server/protocol';
-import type { SocketLike } from '../connection.ts';
+
+/** The socket the element's connection talks through (its `SocketLike`, restated so this package needs no element). */
+export interface ClientSocket {
+  send(data: string): void;
+  close(code?: number, reason?: string): void;
+  onopen: ((event: unknown) => void) | null;
+  onmessage: ((event: { data: unknown }) => void) | null;
+  onclose: ((event: { code: number; reason: string }) => void) | null;
+  onerror: ((event: unknown) => void) | null;
+}
 
 export type ScriptedMode = 'manual' | 'shell';
 
@@ -62,7 +72,7 @@ function fakeSecret(): string {
   return `${'t'.repeat(43 - String(tokenCounter).length)}${tokenCounter}`;
 }
 
-export class ScriptedSocket implements SocketLike {
+export class ScriptedSocket implements ClientSocket {
   onopen: ((event: unknown) => void) | null = null;
   onmessage: ((event: { data: unknown }) => void) | null = null;
   onclose: ((event: { code: number; reason: string }) => void) | null = null;
@@ -99,7 +109,7 @@ export class ScriptedSocket implements SocketLike {
   }
 
   /** The client closed it. */
-  close(code = 1000, reason = ''): void {
+  close(code: number = CloseCode.normal, reason = ''): void {
     if (this.closed) return;
     this.closed = true;
     this.closeCode = code;
@@ -235,7 +245,7 @@ export class ScriptedServer {
         reason = 'invalid-resume';
       } else if (offered !== undefined) reason = 'resumed';
     }
-    const frame: RoleFrame = { v: 1, type: 'role', generation: this.generation, role, reason, maxInputBytes: this.options.maxInputBytes };
+    const frame: RoleFrame = { v: PROTOCOL_VERSION, type: 'role', generation: this.generation, role, reason, maxInputBytes: this.options.maxInputBytes };
     if (role === 'controller') {
       this.resumeProof = fakeSecret();
       frame.resume = this.resumeProof;
@@ -247,7 +257,7 @@ export class ScriptedServer {
 
   snapshotFrame(): SnapshotFrame {
     return {
-      v: 1,
+      v: PROTOCOL_VERSION,
       type: 'snapshot',
       generation: this.generation,
       sequence: this.sequence,
@@ -261,11 +271,11 @@ export class ScriptedServer {
   }
 
   statusFrame(): StatusFrame {
-    return { v: 1, type: 'status', generation: this.generation, ...this.status };
+    return { v: PROTOCOL_VERSION, type: 'status', generation: this.generation, ...this.status };
   }
 
   leaseFrame(state: LeaseFrame['state'], reason?: LeaseFrame['reason']): LeaseFrame {
-    const frame: LeaseFrame = { v: 1, type: 'lease', generation: this.generation, state, leaseId: this.lease?.id ?? this.leaseId, origin: this.lease?.origin ?? 'idle' };
+    const frame: LeaseFrame = { v: PROTOCOL_VERSION, type: 'lease', generation: this.generation, state, leaseId: this.lease?.id ?? this.leaseId, origin: this.lease?.origin ?? 'idle' };
     if (reason) frame.reason = reason;
     return frame;
   }
@@ -282,7 +292,7 @@ export class ScriptedServer {
   output(data: string, options: { skip?: number } = {}): void {
     this.screen += data;
     this.sequence += 1 + (options.skip ?? 0);
-    this.send({ v: 1, type: 'output', generation: this.generation, sequence: this.sequence, data });
+    this.send({ v: PROTOCOL_VERSION, type: 'output', generation: this.generation, sequence: this.sequence, data });
   }
 
   setStatus(fields: Partial<StatusFields>): void {
@@ -291,7 +301,7 @@ export class ScriptedServer {
   }
 
   notice(code: NoticeCode, message: string = code): void {
-    this.send({ v: 1, type: 'notice', generation: this.generation, code, message });
+    this.send({ v: PROTOCOL_VERSION, type: 'notice', generation: this.generation, code, message });
   }
 
   grant(origin: 'idle' | 'takeover' = 'idle'): void {
@@ -377,7 +387,7 @@ export class ScriptedServer {
         socket.deliver(this.statusFrame());
         return;
       case 'ping':
-        socket.deliver({ v: 1, type: 'pong', generation: this.generation, t: frame.t });
+        socket.deliver({ v: PROTOCOL_VERSION, type: 'pong', generation: this.generation, t: frame.t });
         return;
       case 'ack':
         return;

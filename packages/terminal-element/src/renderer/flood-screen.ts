@@ -1,28 +1,21 @@
+/**
+ * The flood screen: while a flood's catch-ups stream, the viewport's cells drawn on one 2D canvas instead
+ * of xterm.js's DOM rows, which cost the page far more per screen (figures: bench/REPORT.md, goal 2b).
+ * xterm.js 6.0 ships no canvas renderer, and its WebGL one falls back to a software rasterizer without a
+ * GPU, so this is our own.
+ *
+ * xterm.js keeps the parser and buffer (this only reads them), the focused textarea, the selection layer
+ * (above the canvas) and the mouse (the canvas lets the pointer through). This draws the theme's colours,
+ * bold and italic, underline, strikethrough and overline, wide characters and the cursor; links and
+ * decorations wait for the rows, which come back complete when the flood ends.
+ *
+ * It reaches into xterm.js internals (the render service's pause flag, shared with xterm's visibility
+ * observer through RowPause below; the cell size; the theme colours; the cursor's visibility), one reason
+ * xterm.js is pinned exactly. `create` returns null where they are not as 6.0 has them, and the element
+ * keeps the DOM rows; its browser tests fail first.
+ */
 import type { IBufferCell, IBufferLine, Terminal } from '@xterm/xterm';
 
-/**
- * The screen of a terminal the page cannot keep up with, drawn on one 2D canvas instead of xterm.js's DOM
- * rows.
- *
- * Why: while a flood goes on the server sends the page whole screens (catch-ups, up to ten a second, and
- * one for each typed key's echo). With the DOM renderer each one rebuilds ~1,000 styled elements, then
- * style, layout and paint them: 30–50 ms of the page's main thread a screen on our 2-core machines, which
- * is the page's share of a typed key's echo during a flood and leaves little of the main thread to the
- * rest of the page. Drawing the same cells on a canvas takes a few milliseconds. xterm.js 6.0 no longer
- * ships a canvas renderer, and its WebGL one falls back to a software rasterizer where there is no GPU
- * (slower than the DOM here), so this is our own.
- *
- * What stays xterm.js's: the parser and buffer (this only reads them), the focused textarea that takes the
- * keys, the selection layer (drawn above the canvas) and mouse handling (the canvas lets the pointer
- * through). What this draws: the viewport's cells with xterm's theme colours (palette, true colour, bold in
- * bright colours, dim, inverse, invisible), bold and italic faces, underline, strikethrough and overline,
- * wide characters, and the cursor (a block when focused, an outline when not). Links and decorations are
- * left out while the flood lasts; the DOM rows come back, complete, as soon as it ends.
- *
- * It reaches into xterm.js internals (the render service's pause flag and cell size, the theme colours, the
- * cursor's visibility), one reason the xterm.js version is pinned exactly. `create` returns null when they
- * are not where 6.0 has them, and the element then keeps the DOM renderer; its browser tests fail first.
- */
 export class FloodScreen {
   /** Whether the canvas is the screen (xterm's row rendering is paused). */
   private active = false;
@@ -38,6 +31,7 @@ export class FloodScreen {
   private baseline = 0;
   private readonly term: Terminal;
   private readonly internals: Internals;
+  private readonly rowPause: RowPause;
   private readonly canvas: HTMLCanvasElement;
   private readonly context: CanvasRenderingContext2D;
 
@@ -47,6 +41,7 @@ export class FloodScreen {
     this.canvas = canvas;
     this.context = context;
     this.cell = term.buffer.active.getNullCell();
+    this.rowPause = new RowPause(internals.renderService);
   }
 
   /** A flood screen for an opened terminal, or null where xterm.js's internals are not as expected. */
@@ -58,11 +53,9 @@ export class FloodScreen {
     canvas.className = 'flood-screen';
     canvas.hidden = true;
     canvas.setAttribute('aria-hidden', 'true');
-    // Desynchronized: its frames reach the compositor by themselves. A canvas in step with the page is copied
-    // into the page's frame on the main thread at every commit (with software compositing, 3–4 ms of a 4 MB
-    // screen, and the main thread blocked in the commit); this one is not (drawing its pixels still happens
-    // here), and a flood's screens are a blur that need not wait for the rest of the page. It may tear where
-    // the platform draws it to the front buffer.
+    // Desynchronized: its frames reach the compositor by themselves instead of being copied into the page's
+    // frame on the main thread at every commit (bench/REPORT.md, goal 2b, change 8); a flood's screens are a
+    // blur that need not wait for the rest of the page. It may tear where drawn to the front buffer.
     const context = canvas.getContext('2d', { alpha: false, desynchronized: true });
     if (!context) return null;
     // After the rows, before the selection layer: a selection stays visible above it.
@@ -84,7 +77,7 @@ export class FloodScreen {
     this.hideOnRender?.dispose();
     this.hideOnRender = null;
     this.active = true;
-    this.internals.renderService._isPaused = true;
+    this.rowPause.flood = true;
     this.term.element?.classList.add('flood-screen-active');
   }
 
@@ -112,7 +105,7 @@ export class FloodScreen {
     this.term.element?.classList.remove('flood-screen-active');
     if (this.drawRequest) cancelAnimationFrame(this.drawRequest);
     this.drawRequest = 0;
-    this.internals.renderService._isPaused = false;
+    this.rowPause.flood = false;
     this.hideOnRender = this.term.onRender(() => {
       this.hideOnRender?.dispose();
       this.hideOnRender = null;
@@ -171,7 +164,6 @@ export class FloodScreen {
 
   /** A row as runs of one style: backgrounds first, then text and lines over them. */
   private drawLine(line: IBufferLine, y: number, size: CellSize, colors: ThemeColors, brightBold: boolean): void {
-    const ctx = this.context;
     const cell = this.cell;
     const cols = this.term.cols;
     const top = y * size.height;
@@ -359,6 +351,34 @@ function flagsOf(cell: IBufferCell): number {
 }
 
 // ---------------------------------------------------------------------- xterm.js 6.0 internals
+
+/**
+ * xterm's render service has one pause flag, `_isPaused`, and its own IntersectionObserver writes it
+ * (paused while the terminal is off screen). The flood screen pauses the rows too; two writers of one flag
+ * undo each other: scrolling the panel into view during a flood would bring the rows back under the
+ * canvas. So the flag becomes an accessor on this instance: xterm's writes set the observer's half, the
+ * flood screen sets its own, and the rows render only when neither pauses them.
+ */
+class RowPause {
+  private offScreen: boolean;
+  private floodPaused = false;
+
+  constructor(renderService: { _isPaused: boolean }) {
+    this.offScreen = renderService._isPaused;
+    Object.defineProperty(renderService, '_isPaused', {
+      configurable: true,
+      enumerable: true,
+      get: (): boolean => this.offScreen || this.floodPaused,
+      set: (paused: boolean) => {
+        this.offScreen = paused;
+      },
+    });
+  }
+
+  set flood(paused: boolean) {
+    this.floodPaused = paused;
+  }
+}
 
 interface Internals {
   renderService: { _isPaused: boolean; dimensions: { css: { cell: CellSize } } };
