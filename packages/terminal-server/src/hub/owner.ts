@@ -23,10 +23,11 @@ import {
   type WaitReason,
 } from '../queue/queue.ts';
 import { type Clock, systemClock } from '../queue/clock.ts';
-import type { CaptureHandle } from '../screen/screen.ts';
+import type { CaptureHandle, ScreenPage } from '../screen/screen.ts';
 import { utf8Length } from '../screen/utf8.ts';
 import {
   type GenerationObserver,
+  type GenerationView,
   type InputWait,
   type ProcessStatus,
   type PromptFact,
@@ -101,15 +102,42 @@ const INTERRUPT_FOLLOW_MS = 5000;
 const INTERRUPT_FOLLOW_POLL_MS = 50;
 const INTERRUPT_FOLLOW_MAX = 100;
 
-/** What an operation's grant needs and what it leaves for the result. */
-interface OperationContext {
-  input?: string;
-  signal?: ForegroundSignal;
-  capture?: CaptureHandle;
-  captureGeneration?: TerminalGeneration;
-  processGroupId?: number | null;
-  /** Human lease accounting. */
-  humanBytes?: number;
+/** Where an operation's output starts, on the generation it was granted on. */
+interface Capture {
+  handle: CaptureHandle;
+  generation: TerminalGeneration;
+}
+
+/** A model send: its input, and where its output starts once granted. */
+interface SendWork {
+  kind: 'model-send';
+  input: string;
+  capture?: Capture;
+}
+interface SignalWork {
+  kind: 'signal';
+  signal: ForegroundSignal;
+  capture?: Capture;
+  /** The group the signal went to. */
+  processGroupId?: number;
+}
+/** A human lease: its first input (idle begin), and the bytes typed since the program last read. */
+interface HumanWork {
+  kind: 'human';
+  firstInput: string;
+  inputBytes: number;
+}
+
+/** What an operation carries through the queue: its input in, what its grant leaves for its result out. */
+type Work = SendWork | SignalWork | HumanWork | { kind: 'reset' };
+
+/** The screen and the owner's state as of one output sequence. */
+export interface OwnerView {
+  state: OwnerState;
+  viewport: string;
+  cursor: { x: number; y: number };
+  rows: number;
+  cols: number;
 }
 
 export interface CapturedOutcome {
@@ -120,6 +148,8 @@ export interface CapturedOutcome {
   exitCode: number | undefined;
   promptEvidence: PromptFact['evidence'] | undefined;
   inputWait: InputWait | undefined;
+  /** The screen the operation ended on, read at the same boundary as `output`. */
+  view: OwnerView;
 }
 
 /** A human lease as the transport uses it. */
@@ -141,8 +171,7 @@ export class OwnerTerminal extends EventEmitter<OwnerEvents> {
   readonly ownerId: string;
   private readonly options: OwnerOptions;
   private readonly config: TerminalConfig;
-  private readonly queue: OperationQueue;
-  private readonly contexts = new Map<number, OperationContext>();
+  private readonly queue: OperationQueue<Work>;
   private current: TerminalGeneration | undefined;
   private creating: Promise<TerminalGeneration> | undefined;
   private generationNumber = 0;
@@ -156,7 +185,7 @@ export class OwnerTerminal extends EventEmitter<OwnerEvents> {
     this.options = options;
     this.ownerId = options.ownerId;
     this.config = options.config;
-    this.queue = new OperationQueue({
+    this.queue = new OperationQueue<Work>({
       maxQueuedOperations: options.config.maxQueuedOperations,
       operationTimeoutMs: options.config.operationTimeoutMs,
       interruptTimeoutMs: options.config.interruptTimeoutMs,
@@ -249,8 +278,7 @@ export class OwnerTerminal extends EventEmitter<OwnerEvents> {
         if (!holder) return;
         if (holder.kind === 'human') {
           // The program consumed what the human typed: the human's input allowance starts over.
-          const context = this.contexts.get(holder.id);
-          if (context && dispatch === holder.dispatch) context.humanBytes = 0;
+          if (holder.payload.kind === 'human' && dispatch === holder.dispatch) holder.payload.inputBytes = 0;
           this.setInputWait(wait);
           return;
         }
@@ -296,10 +324,10 @@ export class OwnerTerminal extends EventEmitter<OwnerEvents> {
 
   // ------------------------------------------------------------------ queue hooks
 
-  private async grant(op: OperationView): Promise<void | SettleNow> {
-    const context = this.contexts.get(op.id) ?? {};
+  private async grant(op: OperationView<Work>): Promise<void | SettleNow> {
+    const work = op.payload;
     this.setInputWait(null);
-    if (op.kind === 'reset') {
+    if (work.kind === 'reset') {
       await this.replaceGeneration();
       return;
     }
@@ -307,22 +335,20 @@ export class OwnerTerminal extends EventEmitter<OwnerEvents> {
     if (!generation || generation.status.kind !== 'running') {
       throw new GrantRefused('exited', QUEUE_MESSAGES.exited);
     }
-    if (op.kind === 'model-send') {
-      context.capture = await generation.beginCapture();
-      context.captureGeneration = generation;
-      await generation.write(context.input ?? '');
+    if (work.kind === 'model-send') {
+      work.capture = { handle: await generation.beginCapture(), generation };
+      await generation.write(work.input);
       return;
     }
-    if (op.kind === 'signal') {
-      context.capture = await generation.beginCapture();
-      context.captureGeneration = generation;
+    if (work.kind === 'signal') {
+      work.capture = { handle: await generation.beginCapture(), generation };
       try {
-        context.processGroupId = await generation.signalForeground(context.signal ?? 'SIGINT');
+        work.processGroupId = await generation.signalForeground(work.signal);
       } catch (error) {
         if (error instanceof ForegroundSignalError) throw new GrantRefused('signal-refused', error.message);
         throw error;
       }
-      if (context.processGroupId === generation.pid) {
+      if (work.processGroupId === generation.pid) {
         // The shell itself was in front (an idle prompt): there is no program to wait for. Give a signal
         // that ends the shell a moment to do so, so that the result tells the truth.
         await new Promise((resolve) => setTimeout(resolve, 50));
@@ -332,10 +358,10 @@ export class OwnerTerminal extends EventEmitter<OwnerEvents> {
       return;
     }
     // A human lease: idle begin carries its first input.
-    if (context.input) await generation.write(context.input);
+    if (work.firstInput) await generation.write(work.firstInput);
   }
 
-  private async interruptForeground(op: OperationView): Promise<void> {
+  private async interruptForeground(op: OperationView<Work>): Promise<void> {
     const generation = this.current;
     if (!generation || generation.status.kind !== 'running') throw new Error('terminal is exited');
     const group = await generation.signalForeground('SIGINT');
@@ -349,7 +375,7 @@ export class OwnerTerminal extends EventEmitter<OwnerEvents> {
    * short while after the interrupt, as long as the operation still holds the terminal, each new program
    * group that comes to the front is interrupted too. The shell itself is never signalled here.
    */
-  private async followInterrupt(op: OperationView, generation: TerminalGeneration, signalled: number): Promise<void> {
+  private async followInterrupt(op: OperationView<Work>, generation: TerminalGeneration, signalled: number): Promise<void> {
     const until = performance.now() + INTERRUPT_FOLLOW_MS;
     const stillHolding = () => this.current === generation && this.queue.holder?.id === op.id && generation.status.kind === 'running';
     let last = signalled;
@@ -387,13 +413,13 @@ export class OwnerTerminal extends EventEmitter<OwnerEvents> {
       );
     }
     await this.ensure();
-    return this.runModelOperation('model-send', { input }, abortSignal, timeoutMs);
+    return this.runModelOperation({ kind: 'model-send', input }, abortSignal, timeoutMs);
   }
 
   async signal(signal: ForegroundSignal, abortSignal?: AbortSignal): Promise<CapturedOutcome> {
     // SIGKILL to the shell itself is refused at delivery, where the foreground is re-inspected (GrantRefused).
     await this.ensure();
-    return this.runModelOperation('signal', { signal }, abortSignal);
+    return this.runModelOperation({ kind: 'signal', signal }, abortSignal);
   }
 
   async reset(abortSignal?: AbortSignal): Promise<OperationResult> {
@@ -401,48 +427,47 @@ export class OwnerTerminal extends EventEmitter<OwnerEvents> {
     // A creation under way finishes first, so the reset replaces it. With nothing created yet, the
     // first generation is the reset's own result (generation 1, not 2).
     if (this.current || this.creating) await this.ensure().catch(() => undefined);
-    return this.queue.enqueue('reset', abortSignal ? { signal: abortSignal } : {}).result;
+    return this.queue.enqueue('reset', { kind: 'reset' }, abortSignal ? { signal: abortSignal } : {}).result;
   }
 
-  private async runModelOperation(
-    kind: 'model-send' | 'signal',
-    context: OperationContext,
-    abortSignal: AbortSignal | undefined,
-    timeoutMs?: number,
-  ): Promise<CapturedOutcome> {
-    const handle = this.queue.enqueue(kind, { signal: abortSignal, timeoutMs });
-    this.contexts.set(handle.id, context);
-    try {
-      const result = await handle.result;
-      let output = '';
-      let outputTruncated = false;
-      if (context.capture && context.captureGeneration) {
-        const generation = context.captureGeneration;
-        // At a prompt the output ends where the prompt began (text printed without a final newline stays).
-        const promptStart = result.waitReason === 'prompt' ? (result.detail as PromptFact | undefined)?.start : undefined;
-        const captured = generation === this.current || generation.status.kind === 'exited'
-          ? await generation.readCapture(context.capture, promptStart).catch(() => ({ lines: [] as string[], evicted: false }))
-          : { lines: [] as string[], evicted: false };
-        const lines = captured.lines;
-        // Where the prompt began is unknown (no mark): its line is the fresh prompt, which says nothing.
-        if (result.waitReason === 'prompt' && !promptStart && lines.length > 0) lines.pop();
-        output = lines.join('\n');
-        outputTruncated = captured.evicted;
-        context.capture.dispose();
-      }
-      const detail = result.detail as (PromptFact & Partial<InputWait>) | undefined;
-      return {
-        result,
-        output,
-        outputTruncated,
-        processGroupId: context.processGroupId ?? null,
-        exitCode: result.waitReason === 'prompt' && detail ? detail.exitCode : undefined,
-        promptEvidence: result.waitReason === 'prompt' && detail ? detail.evidence : undefined,
-        inputWait: result.waitReason === 'stdin_read' ? (result.detail as InputWait) : undefined,
-      };
-    } finally {
-      if (!this.queue.holder || this.queue.holder.id !== handle.id) this.contexts.delete(handle.id);
-    }
+  private async runModelOperation(work: SendWork | SignalWork, abortSignal: AbortSignal | undefined, timeoutMs?: number): Promise<CapturedOutcome> {
+    const handle = this.queue.enqueue(work.kind, work, { signal: abortSignal, timeoutMs });
+    const result = await handle.result;
+    const detail = result.detail as (PromptFact & Partial<InputWait>) | undefined;
+    // At a prompt the output ends where the prompt began (text printed without a final newline stays).
+    const promptStart = result.waitReason === 'prompt' ? detail?.start : undefined;
+    const { output, outputTruncated, view } = await this.readOutcome(work.capture, result.waitReason === 'prompt', promptStart);
+    return {
+      result,
+      output,
+      outputTruncated,
+      processGroupId: work.kind === 'signal' ? (work.processGroupId ?? null) : null,
+      exitCode: result.waitReason === 'prompt' && detail ? detail.exitCode : undefined,
+      promptEvidence: result.waitReason === 'prompt' && detail ? detail.evidence : undefined,
+      inputWait: result.waitReason === 'stdin_read' ? (result.detail as InputWait) : undefined,
+      view,
+    };
+  }
+
+  /**
+   * A settled operation's output and the screen it ended on, read at one screen boundary, so the result's
+   * `sequence` and `viewport` belong to its `output`. On a generation a reset replaced since, the view is
+   * the new generation's.
+   */
+  private async readOutcome(
+    capture: Capture | undefined,
+    atPrompt: boolean,
+    promptStart: PromptFact['start'],
+  ): Promise<{ output: string; outputTruncated: boolean; view: OwnerView }> {
+    const generation = capture?.generation;
+    const readable = capture !== undefined && generation !== undefined && (generation === this.current || generation.status.kind === 'exited');
+    const read = readable ? await generation.readCapture(capture.handle, promptStart).catch(() => undefined) : undefined;
+    const view = read && generation !== undefined && generation === this.current ? this.viewOf(generation, read.view) : await this.view();
+    if (!read) return { output: '', outputTruncated: false, view };
+    const lines = read.capture.lines;
+    // Where the prompt began is unknown (no mark): its line is the fresh prompt, which says nothing.
+    if (atPrompt && promptStart === undefined && lines.length > 0) lines.pop();
+    return { output: lines.join('\n'), outputTruncated: read.capture.evicted, view };
   }
 
   // ------------------------------------------------------------------ human leases
@@ -457,20 +482,16 @@ export class OwnerTerminal extends EventEmitter<OwnerEvents> {
     const waiting = this.currentInputWait !== null;
     const front = generation.foregroundGroup();
     const began = front.then((group): HumanSettled['began'] => (waiting || (group !== undefined && group !== generation.pid) ? 'program' : 'prompt'));
-    const lease = this.queue.beginHuman();
-    const context: OperationContext = { input: firstInput, humanBytes: utf8Length(firstInput) };
-    this.contexts.set(lease.id, context);
-    return this.humanSession(lease, context, began);
+    const work: HumanWork = { kind: 'human', firstInput, inputBytes: utf8Length(firstInput) };
+    const lease = this.queue.beginHuman(work);
+    return this.humanSession(lease, work, began);
   }
 
   /** Hand the running model send `id` to the human in place. */
   takeover(id: number): HumanSession {
-    const lease = this.queue.takeover(id);
-    const context = this.contexts.get(id) ?? {};
-    context.humanBytes = 0;
-    context.input = undefined;
-    this.contexts.set(id, context);
-    return this.humanSession(lease, context, Promise.resolve('program'));
+    const work: HumanWork = { kind: 'human', firstInput: '', inputBytes: 0 };
+    const lease = this.queue.takeover(id, work);
+    return this.humanSession(lease, work, Promise.resolve('program'));
   }
 
   private checkHumanBytes(text: string, used: number): void {
@@ -483,13 +504,12 @@ export class OwnerTerminal extends EventEmitter<OwnerEvents> {
     }
   }
 
-  private humanSession(lease: HumanLease, context: OperationContext, began: Promise<HumanSettled['began']>): HumanSession {
+  private humanSession(lease: HumanLease, work: HumanWork, began: Promise<HumanSettled['began']>): HumanSession {
     const generation = this.current;
     let reported = false;
     const report = async (waitReason: WaitReason | 'failed', exitCode: number | undefined) => {
       if (reported) return;
       reported = true;
-      this.contexts.delete(lease.id);
       const first = await began.catch((): HumanSettled['began'] => 'prompt');
       this.emit('human-settled', {
         ownerId: this.ownerId,
@@ -515,8 +535,8 @@ export class OwnerTerminal extends EventEmitter<OwnerEvents> {
       },
       input: async (text: string) => {
         if (lease.closed) throw new QueueError('lease-closed', QUEUE_MESSAGES.leaseClosed);
-        this.checkHumanBytes(text, context.humanBytes ?? 0);
-        context.humanBytes = (context.humanBytes ?? 0) + utf8Length(text);
+        this.checkHumanBytes(text, work.inputBytes);
+        work.inputBytes += utf8Length(text);
         await lease.input(async () => {
           const target = this.current;
           if (!target || target !== generation) throw new Error('terminal generation changed');
@@ -530,9 +550,20 @@ export class OwnerTerminal extends EventEmitter<OwnerEvents> {
 
   // ------------------------------------------------------------------ reading
 
-  async view(): Promise<{ state: OwnerState; viewport: string; cursor: { x: number; y: number }; rows: number; cols: number }> {
+  /** The current screen and state, as of the last output read. */
+  async view(): Promise<OwnerView> {
     const generation = await this.ensure();
-    const view = await generation.view();
+    return this.viewOf(generation, await generation.view());
+  }
+
+  /** A page of history with the view it belongs to, read at one screen boundary. */
+  async readPage(offset: number, count: number, maxBytes: number): Promise<{ view: OwnerView; page: ScreenPage & { truncated: boolean } }> {
+    const generation = await this.ensure();
+    const { view, page } = await generation.readPage(offset, count, maxBytes);
+    return { view: this.viewOf(generation, view), page };
+  }
+
+  private viewOf(generation: TerminalGeneration, view: GenerationView): OwnerView {
     return {
       state: { ...this.state(), sequence: view.sequence },
       viewport: view.viewport,

@@ -83,13 +83,10 @@ export class CaptureHandle {
     this.startX = startX;
   }
 
-  /** Read the capture, up to `end` (where a prompt began) when given; the handle stays valid until dispose. */
+  /** Read the capture, up to `end` (where a prompt began) when given. Nothing is held: a capture is a
+   *  position in the continuous history, valid as long as its screen. */
   read(end?: { line: number; x: number }): CaptureResult {
     return this.screen.readCapture(this, end);
-  }
-
-  dispose(): void {
-    // Nothing is held: captures are positions in the continuous history.
   }
 }
 
