@@ -4,7 +4,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import headless from '@xterm/headless';
-import { LIVE_SCROLLBACK, runRead, runSend } from '../src/index.ts';
+import { runRead, runSend } from '../src/index.ts';
+import { LIVE_SCROLLBACK } from '../src/screen/screen.ts';
 import { makeHub, type TestHub } from './helpers/engine.ts';
 
 describe('engine: long history', () => {

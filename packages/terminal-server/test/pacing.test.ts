@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { flushMicrotasks, ManualClock } from '../src/queue/clock.ts';
+import { flushMicrotasks, ManualClock } from '../src/time.ts';
 import { FLOOD_SCREEN_INTERVAL_MS, Pacer } from '../src/transport/pacing.ts';
 import type { OutputEvent } from '../src/terminal/generation.ts';
 

@@ -3,7 +3,9 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { flushMicrotasks, ManualClock, OperationQueue, type OperationView, QueueError, GrantRefused } from '../src/index.ts';
+import { QueueError } from '../src/index.ts';
+import { flushMicrotasks, ManualClock } from '../src/time.ts';
+import { OperationQueue, type OperationView, GrantRefused } from '../src/queue/queue.ts';
 
 function setup(options: { maxQueued?: number; grant?: (op: OperationView) => Promise<void>; interrupt?: (op: OperationView) => Promise<void> } = {}) {
   const clock = new ManualClock();

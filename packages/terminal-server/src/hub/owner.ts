@@ -22,9 +22,9 @@ import {
   type SettleNow,
   type WaitReason,
 } from '../queue/queue.ts';
-import { type Clock, systemClock } from '../queue/clock.ts';
+import { type Clock, systemClock } from '../time.ts';
 import type { CaptureHandle, ScreenPage } from '../screen/screen.ts';
-import { utf8Length } from '../screen/utf8.ts';
+import { utf8Length } from '../utf8.ts';
 import {
   type GenerationObserver,
   type GenerationView,

@@ -7,8 +7,7 @@
  * takeover of the model's running send is an answer the Agent waits for: it goes at once, with anything
  * gathered before it. Times come from an injected clock, so tests move them by hand.
  */
-import type { Clock } from '../queue/clock.ts';
-import { systemClock } from '../queue/clock.ts';
+import { type Clock, systemClock } from '../time.ts';
 import type { HumanSettled } from './owner.ts';
 
 export interface SettleBatcherOptions {

@@ -9,7 +9,7 @@ import type { TerminalHub } from '../hub/hub.ts';
 import type { CapturedOutcome, OwnerView } from '../hub/owner.ts';
 import type { OperationKind, QueueStatus, WaitReason } from '../queue/queue.ts';
 import type { InputWait, ProcessStatus } from '../terminal/generation.ts';
-import { utf8Length, utf8Tail, wellFormed } from '../screen/utf8.ts';
+import { utf8Length, utf8Tail, wellFormed } from '../utf8.ts';
 import { compactCapture, type ViewportOmission } from './viewport-compact.ts';
 
 export const TOOL_NAMES = ['shared_terminal_send', 'shared_terminal_read', 'shared_terminal_signal', 'shared_terminal_reset'] as const;
@@ -196,7 +196,7 @@ export function parseReadArgs(args: unknown): ReadArgs {
   return { offset, count };
 }
 
-export function parseSignalArgs(args: unknown): SignalArgs {
+function parseSignalArgs(args: unknown): SignalArgs {
   const record = objectArgs('shared_terminal_signal', args, ['signal']);
   const signal = record['signal'];
   if (typeof signal !== 'string' || !(FOREGROUND_SIGNALS as readonly string[]).includes(signal)) {
@@ -205,7 +205,7 @@ export function parseSignalArgs(args: unknown): SignalArgs {
   return { signal: signal as ForegroundSignal };
 }
 
-export function parseResetArgs(args: unknown): Record<string, never> {
+function parseResetArgs(args: unknown): Record<string, never> {
   objectArgs('shared_terminal_reset', args, []);
   return {};
 }

@@ -20,7 +20,7 @@
  *   which run next and replace the shell.
  */
 import { CodedError } from '../errors.ts';
-import type { Clock } from './clock.ts';
+import type { Clock } from '../time.ts';
 
 export type OperationKind = 'model-send' | 'human' | 'signal' | 'reset';
 export type QueueStatus = 'ready' | 'busy' | 'blocked' | 'exited' | 'disposed';

@@ -19,7 +19,7 @@ import unicodeModule from '@xterm/addon-unicode11';
 import headless from '@xterm/headless';
 import type { IBufferCell, IMarker, Terminal as HeadlessTerminal } from '@xterm/headless';
 import { type ArchivedRow, archiveRow } from './row-ansi.ts';
-import { utf8Length, utf8Tail } from './utf8.ts';
+import { utf8Length, utf8Tail } from '../utf8.ts';
 import { answerTerminalQueries } from './terminal-queries.ts';
 
 const { Terminal } = headless;

@@ -6,7 +6,7 @@
  *
  * A view that never acks is not paced (its socket's send limit bounds it, see view.ts).
  */
-import type { Clock } from '../queue/clock.ts';
+import type { Clock } from '../time.ts';
 import { FLOW_RESUME_CHARS, FLOW_WINDOW_CHARS } from '../protocol/index.ts';
 import type { OutputEvent } from '../terminal/generation.ts';
 

@@ -16,7 +16,7 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import type { TerminalHub } from '../hub/hub.ts';
 import type { HumanSettled } from '../hub/owner.ts';
-import { type Clock, systemClock } from '../queue/clock.ts';
+import { type Clock, systemClock } from '../time.ts';
 import type { WaitReason } from '../queue/queue.ts';
 import { CloseCode, SUBPROTOCOL } from '../protocol/index.ts';
 import { checkUpgrade, normalizeOrigin, refuseUpgrade } from './fence.ts';

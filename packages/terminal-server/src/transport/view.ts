@@ -13,7 +13,7 @@
  * It knows nothing of roles' rules or leases: the room decides those and tells the view its role.
  */
 import type { WebSocket } from 'ws';
-import { type Clock, systemClock } from '../queue/clock.ts';
+import { type Clock, systemClock } from '../time.ts';
 import {
   CloseCode,
   PROTOCOL_VERSION,
