@@ -51,12 +51,17 @@ export interface OwnerState {
   inputWait: InputWait | null;
 }
 
+/** A human interaction is over (`human-settled`). */
 export interface HumanSettled {
   ownerId: string;
   leaseId: number;
+  /** `idle`: input begun at an idle prompt. `takeover`: a model send handed to the person. */
   origin: HumanOrigin;
   generation: number;
+  /** How it ended: `prompt` (the shell is back), `session_exit`, `cancelled` (interrupted after the
+   *  controller left), or `failed` (the terminal could not carry it out). */
   waitReason: WaitReason | 'failed';
+  /** Exit status of the last command, when the shell reported one. */
   exitCode: number | undefined;
   /**
    * What the person's input first went to: the shell at its prompt, or a program that was in front (one

@@ -64,6 +64,8 @@ export const FLOW_RESUME_CHARS = 16_384;
 /** Close codes; 4xxx are ours. */
 export const CloseCode = {
   normal: 1000,
+  /** Going away: the server is shutting down, or (from the browser) the page was closed or left. */
+  goingAway: 1001,
   /** A text frame that is not UTF-8 (sent by `ws` itself). */
   invalidData: 1007,
   /** A bad frame, or a read-only view that tried to write. The client does not retry on its own. */

@@ -201,7 +201,7 @@ export class TerminalTransport extends EventEmitter<TransportEvents> {
     }
     this.wss.handleUpgrade(req, socket, head, (ws) => {
       if (this.closing) {
-        ws.close(1001, CLOSE_REASONS.shutdown);
+        ws.close(CloseCode.goingAway, CLOSE_REASONS.shutdown);
         return;
       }
       this.startHeartbeat();

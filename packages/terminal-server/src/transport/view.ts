@@ -182,7 +182,7 @@ export class View {
     if (!this.attached) {
       // Frames sent before the snapshot wait for it (a reconnecting controller may ack or ping at once).
       if (this.early.length >= MAX_EARLY_FRAMES) {
-        this.close(1008, 'protocol', CLOSE_REASONS.early);
+        this.close(CloseCode.protocolError, 'protocol', CLOSE_REASONS.early);
         return;
       }
       this.early.push(text);
@@ -431,7 +431,7 @@ export class View {
 
   /** The socket closed on its own (network, client close). */
   socketClosed(code?: number): void {
-    if (!this.closed) this.markClosed(code === 1001 ? 'left' : 'network');
+    if (!this.closed) this.markClosed(code === CloseCode.goingAway ? 'left' : 'network');
   }
 
   private markClosed(kind: CloseKind): void {
