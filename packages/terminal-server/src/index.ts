@@ -17,8 +17,8 @@ export { LinuxInspector } from './pty/linux-inspector.ts';
 export { DEFAULT_PS1 } from './shell/integration.ts';
 
 // Owners and the hub.
-export type { HumanOrigin, OperationKind, OperationResult, QueueErrorCode, QueueStatus, WaitReason } from './queue/queue.ts';
-export { QueueError, QUEUE_MESSAGES } from './queue/queue.ts';
+export type { HumanOrigin, OperationKind, OperationResult, QueueErrorCode, QueueStatus, WaitReason } from './queue/operation.ts';
+export { QueueError, QUEUE_MESSAGES } from './queue/operation.ts';
 export { StartupError, type InputWait, type OutputEvent, type ProcessStatus, type PromptFact, type TerminalGeneration } from './terminal/generation.ts';
 export {
   OwnerTerminal,

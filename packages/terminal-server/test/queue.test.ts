@@ -5,7 +5,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { QueueError } from '../src/index.ts';
 import { flushMicrotasks, ManualClock } from '../src/time.ts';
-import { OperationQueue, type OperationView, GrantRefused } from '../src/queue/queue.ts';
+import { OperationQueue } from '../src/queue/queue.ts';
+import { type OperationView, GrantRefused } from '../src/queue/operation.ts';
 
 function setup(options: { maxQueued?: number; grant?: (op: OperationView) => Promise<void>; interrupt?: (op: OperationView) => Promise<void> } = {}) {
   const clock = new ManualClock();

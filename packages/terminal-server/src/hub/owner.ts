@@ -3,25 +3,30 @@
  * mutations that go through the queue (model send, signal, reset, human leases). Reset is an operation of
  * the queue like any other, so it is a barrier by construction: what was accepted before it runs on the
  * old shell, what was accepted after it runs on the new one.
+ *
+ * Each operation carries its Work through the queue: its input in, what its grant leaves (the capture,
+ * the signalled group) out for its result. Why one file past 500 lines: the model operations and the
+ * human leases share the queue hooks and the generation switch; the interrupt follow is in interrupt.ts.
  */
 import { EventEmitter } from 'node:events';
 import { CodedError } from '../errors.ts';
 import { type ForegroundSignal, ForegroundSignalError, type PtyProvider } from '../pty/contract.ts';
 import type { TerminalConfig } from '../config.ts';
+import { OperationQueue } from '../queue/queue.ts';
+import { interruptForeground } from './interrupt.ts';
 import {
   GrantRefused,
   type HumanLease,
   type HumanOrigin,
   type OperationKind,
   type OperationResult,
-  OperationQueue,
   type OperationView,
   QUEUE_MESSAGES,
   QueueError,
   type QueueStatus,
   type SettleNow,
   type WaitReason,
-} from '../queue/queue.ts';
+} from '../queue/operation.ts';
 import { type Clock, systemClock } from '../time.ts';
 import type { CaptureHandle, ScreenPage } from '../screen/screen.ts';
 import { utf8Length } from '../utf8.ts';
@@ -98,14 +103,6 @@ export class TerminalError extends CodedError {
     super('TerminalError', code, message);
   }
 }
-
-/** After an interrupt, how long and how often new program groups in front are interrupted too, and at
- *  most how many (see followInterrupt). On a starved CPU a loop's children spend most of their life
- *  between fork and exec, where SIGINT is lost, so the follow lasts as long as a recovery may (the
- *  default interruptTimeoutMs), a new group at most every poll. */
-const INTERRUPT_FOLLOW_MS = 5000;
-const INTERRUPT_FOLLOW_POLL_MS = 50;
-const INTERRUPT_FOLLOW_MAX = 100;
 
 /** Where an operation's output starts, on the generation it was granted on. */
 interface Capture {
@@ -368,31 +365,9 @@ export class OwnerTerminal extends EventEmitter<OwnerEvents> {
 
   private async interruptForeground(op: OperationView<Work>): Promise<void> {
     const generation = this.current;
-    if (!generation || generation.status.kind !== 'running') throw new Error('terminal is exited');
-    const group = await generation.signalForeground('SIGINT');
-    if (group !== generation.pid) void this.followInterrupt(op, generation, group);
-  }
-
-  /**
-   * An interrupt is for getting the prompt back, but one SIGINT does not always end a command line: in a
-   * loop of short programs (`while :; do cat f; done`) it can land in a child bash has forked and not yet
-   * exec'd, which then exits normally and the loop goes on (a real Ctrl-C loses the same race). So for a
-   * short while after the interrupt, as long as the operation still holds the terminal, each new program
-   * group that comes to the front is interrupted too. The shell itself is never signalled here.
-   */
-  private async followInterrupt(op: OperationView<Work>, generation: TerminalGeneration, signalled: number): Promise<void> {
-    const until = performance.now() + INTERRUPT_FOLLOW_MS;
+    if (!generation) throw new Error('terminal is exited');
     const stillHolding = () => this.current === generation && this.queue.holder?.id === op.id && generation.status.kind === 'running';
-    let last = signalled;
-    for (let extra = 0; extra < INTERRUPT_FOLLOW_MAX && performance.now() < until; ) {
-      await new Promise((resolve) => setTimeout(resolve, INTERRUPT_FOLLOW_POLL_MS).unref());
-      if (!stillHolding()) return;
-      const front = await generation.foregroundGroup();
-      if (front === undefined || front === generation.pid || front === last) continue;
-      if (!stillHolding()) return; // the inspection took a moment: the prompt may be back
-      last = await generation.signalForeground('SIGINT').catch(() => last);
-      extra += 1;
-    }
+    await interruptForeground(generation, stillHolding);
   }
 
   private async replaceGeneration(): Promise<void> {

@@ -7,7 +7,7 @@ import { CodedError } from '../errors.ts';
 import { FOREGROUND_SIGNALS, type ForegroundSignal } from '../pty/contract.ts';
 import type { TerminalHub } from '../hub/hub.ts';
 import type { CapturedOutcome, OwnerView } from '../hub/owner.ts';
-import type { OperationKind, QueueStatus, WaitReason } from '../queue/queue.ts';
+import type { OperationKind, QueueStatus, WaitReason } from '../queue/operation.ts';
 import type { InputWait, ProcessStatus } from '../terminal/generation.ts';
 import { utf8Length, utf8Tail, wellFormed } from '../utf8.ts';
 import { compactCapture, type ViewportOmission } from './viewport-compact.ts';

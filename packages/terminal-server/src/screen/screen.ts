@@ -11,6 +11,9 @@
  * up to `scrollbackLines` rows. Rows the emulator drops are counted through a marker, so output is parsed
  * in slices that cannot scroll past it.
  *
+ * Why one file past 500 lines: the archive, the emulator and the marker that counts dropped rows are one
+ * history; splitting them would expose row numbering between files (row-ansi.ts holds the style runs).
+ *
  * The screen is not re-entrant with its own writes: the generation runs every screen operation on one
  * serial chain, so a snapshot or a capture always sees a whole number of ingested chunks.
  */

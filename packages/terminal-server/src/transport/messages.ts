@@ -5,7 +5,7 @@
  */
 import type { NoticeCode } from '../protocol/index.ts';
 import { TerminalError } from '../hub/owner.ts';
-import { QueueError } from '../queue/queue.ts';
+import { QueueError } from '../queue/operation.ts';
 
 export const NOTICES = {
   busy: 'The terminal is busy with another operation: wait for it to finish, or use Take over input to answer a running command. Nothing was sent.',

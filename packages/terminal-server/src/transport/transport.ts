@@ -17,7 +17,7 @@ import { WebSocketServer } from 'ws';
 import type { TerminalHub } from '../hub/hub.ts';
 import type { HumanSettled } from '../hub/owner.ts';
 import { type Clock, systemClock } from '../time.ts';
-import type { WaitReason } from '../queue/queue.ts';
+import type { WaitReason } from '../queue/operation.ts';
 import { CloseCode, SUBPROTOCOL } from '../protocol/index.ts';
 import { checkUpgrade, normalizeOrigin, refuseUpgrade } from './fence.ts';
 import { CLOSE_REASONS } from './messages.ts';
