@@ -56,7 +56,7 @@ export const SECRET_PATTERN = /^[A-Za-z0-9_-]{43}$/;
 export const TOKEN_TTL_MS = 10_000;
 /** Unacknowledged output characters in flight to an acking view, beyond which its output is held. Small on
  *  purpose: what is in flight must be parsed by the page before a keystroke's echo or an interrupt's prompt
- *  can show (a loaded page parses coloured text at ~1.5 MB/s: 32 Ki is ~20 ms). */
+ *  can show (bench/REPORT.md has the page's parse speed). */
 export const FLOW_WINDOW_CHARS = 32_768;
 /** ...and the level at which held output is sent again. */
 export const FLOW_RESUME_CHARS = 16_384;

@@ -12,6 +12,10 @@
  * - prompt: bash is back at its own prompt (a mark that counts, or, without marks, the kernel's word that
  *   bash is idle in its line editor and the terminal is quiet);
  * - stdin_read: a process holding the terminal is blocked reading it and it is not bash at its prompt.
+ *
+ * Why one file past 500 lines: the marks, the polls and the screen share one serial order (a mark counts
+ * where the screen parsed it). The gathering of evidence is the part to move out into a room of its own,
+ * once the evidence fixes under way have landed (moving it under them would hide their diffs).
  */
 import { EventEmitter } from 'node:events';
 import type { ForegroundInfo, ForegroundSignal, PtyExit, PtyHandle, PtyProvider } from '../pty/contract.ts';
@@ -101,8 +105,7 @@ const COMPACT_STEP_ROWS = 500;
 const CARRY_FLUSH_MS = 20;
 /** Characters handed to the emulator but not yet parsed, before the PTY stream is left unread. Small, as
  *  every snapshot (a view catching up with a flood) waits for what is queued, and a keystroke's echo in a
- *  flood is read only after everything before it: 32 Ki is ~5 ms of parse, and enough to keep the parser
- *  busy (the bench measured the same throughput as with 128 Ki). */
+ *  flood is read only after everything before it; large enough to keep the parser busy (bench/REPORT.md). */
 const MAX_PENDING_PARSE = 1 << 15;
 
 export class StartupError extends Error {
