@@ -4,7 +4,7 @@
  * evidence stay inside (their types reach hosts only through these). See ../README.md for the rooms.
  */
 export * from './config.ts';
-export { CodedError } from './errors.ts';
+export { CodedError, TerminalError } from './errors.ts';
 export { type Clock, systemClock } from './time.ts';
 export { utf8Length } from './utf8.ts';
 
@@ -20,12 +20,10 @@ export { DEFAULT_PS1 } from './shell/integration.ts';
 export type { HumanOrigin, OperationKind, OperationResult, QueueErrorCode, QueueStatus, WaitReason } from './queue/operation.ts';
 export { QueueError, QUEUE_MESSAGES } from './queue/operation.ts';
 export { StartupError, type InputWait, type OutputEvent, type ProcessStatus, type PromptFact, type TerminalGeneration } from './terminal/generation.ts';
+export { type HumanSession, type HumanSettled } from './hub/human-session.ts';
 export {
   OwnerTerminal,
-  TerminalError,
   type CapturedOutcome,
-  type HumanSession,
-  type HumanSettled,
   type OwnerEvents,
   type OwnerOptions,
   type OwnerState,

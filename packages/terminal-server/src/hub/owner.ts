@@ -5,19 +5,19 @@
  * old shell, what was accepted after it runs on the new one.
  *
  * Each operation carries its Work through the queue: its input in, what its grant leaves (the capture,
- * the signalled group) out for its result. Why one file past 500 lines: the model operations and the
- * human leases share the queue hooks and the generation switch; the interrupt follow is in interrupt.ts.
+ * the signalled group) out for its result. A person's lease is human-session.ts; how an interrupt gets
+ * the prompt back is interrupt.ts.
  */
 import { EventEmitter } from 'node:events';
-import { CodedError } from '../errors.ts';
+import { TerminalError } from '../errors.ts';
 import { type ForegroundSignal, ForegroundSignalError, type PtyProvider } from '../pty/contract.ts';
 import type { TerminalConfig } from '../config.ts';
 import { OperationQueue } from '../queue/queue.ts';
 import { interruptForeground } from './interrupt.ts';
+import { checkHumanBytes, type HumanSession, type HumanSettled, type HumanWork, openHumanSession } from './human-session.ts';
 import {
   GrantRefused,
   type HumanLease,
-  type HumanOrigin,
   type OperationKind,
   type OperationResult,
   type OperationView,
@@ -25,7 +25,6 @@ import {
   QueueError,
   type QueueStatus,
   type SettleNow,
-  type WaitReason,
 } from '../queue/operation.ts';
 import { type Clock, systemClock } from '../time.ts';
 import type { CaptureHandle, ScreenPage } from '../screen/screen.ts';
@@ -56,25 +55,6 @@ export interface OwnerState {
   inputWait: InputWait | null;
 }
 
-/** A human interaction is over (`human-settled`). */
-export interface HumanSettled {
-  ownerId: string;
-  leaseId: number;
-  /** `idle`: input begun at an idle prompt. `takeover`: a model send handed to the person. */
-  origin: HumanOrigin;
-  generation: number;
-  /** How it ended: `prompt` (the shell is back), `session_exit`, `cancelled` (interrupted after the
-   *  controller left), or `failed` (the terminal could not carry it out). */
-  waitReason: WaitReason | 'failed';
-  /** Exit status of the last command, when the shell reported one. */
-  exitCode: number | undefined;
-  /**
-   * What the person's input first went to: the shell at its prompt, or a program that was in front (one
-   * waiting for input after the model's send returned, or the model's send taken over).
-   */
-  began: 'prompt' | 'program';
-}
-
 export interface OwnerEvents {
   output: [OutputEvent];
   state: [OwnerState];
@@ -98,12 +78,6 @@ export interface OwnerOptions {
   beforeSpawn?: () => void;
 }
 
-export class TerminalError extends CodedError {
-  constructor(code: string, message: string) {
-    super('TerminalError', code, message);
-  }
-}
-
 /** Where an operation's output starts, on the generation it was granted on. */
 interface Capture {
   handle: CaptureHandle;
@@ -123,13 +97,6 @@ interface SignalWork {
   /** The group the signal went to. */
   processGroupId?: number;
 }
-/** A human lease: its first input (idle begin), and the bytes typed since the program last read. */
-interface HumanWork {
-  kind: 'human';
-  firstInput: string;
-  inputBytes: number;
-}
-
 /** What an operation carries through the queue: its input in, what its grant leaves for its result out. */
 type Work = SendWork | SignalWork | HumanWork | { kind: 'reset' };
 
@@ -152,21 +119,6 @@ export interface CapturedOutcome {
   inputWait: InputWait | undefined;
   /** The screen the operation ended on, read at the same boundary as `output`. */
   view: OwnerView;
-}
-
-/** A human lease as the transport uses it. */
-export interface HumanSession {
-  readonly id: number;
-  readonly origin: HumanOrigin;
-  readonly granted: Promise<void>;
-  readonly result: Promise<OperationResult>;
-  readonly closed: boolean;
-  /** Write input; refused when over the byte cap (nothing is written then). */
-  input(text: string): Promise<void>;
-  /** SIGINT to the foreground group; the lease is kept until the prompt is back. */
-  interrupt(): Promise<void>;
-  /** Nobody holds it any more (controller gone past grace). */
-  abandon(): void;
 }
 
 export class OwnerTerminal extends EventEmitter<OwnerEvents> {
@@ -454,7 +406,7 @@ export class OwnerTerminal extends EventEmitter<OwnerEvents> {
 
   /** Begin human input at an idle prompt, with its first input. */
   async beginHuman(firstInput: string): Promise<HumanSession> {
-    this.checkHumanBytes(firstInput, 0);
+    checkHumanBytes(firstInput, 0, this.config.maxInputBytes);
     const generation = await this.ensure();
     if (generation.status.kind !== 'running') throw new QueueError('exited', QUEUE_MESSAGES.exited);
     // Who is in front before the first key lands: a program still waiting since the model's send returned
@@ -467,65 +419,22 @@ export class OwnerTerminal extends EventEmitter<OwnerEvents> {
     return this.humanSession(lease, work, began);
   }
 
+  private humanSession(lease: HumanLease, work: HumanWork, began: Promise<HumanSettled['began']>): HumanSession {
+    const generation = this.current;
+    return openHumanSession(lease, work, began, {
+      ownerId: this.ownerId,
+      maxInputBytes: this.config.maxInputBytes,
+      generation: generation?.generation ?? this.generationNumber,
+      target: () => (this.current === generation ? generation : undefined),
+      settled: (event) => this.emit('human-settled', event),
+    });
+  }
+
   /** Hand the running model send `id` to the human in place. */
   takeover(id: number): HumanSession {
     const work: HumanWork = { kind: 'human', firstInput: '', inputBytes: 0 };
     const lease = this.queue.takeover(id, work);
     return this.humanSession(lease, work, Promise.resolve('program'));
-  }
-
-  private checkHumanBytes(text: string, used: number): void {
-    const bytes = utf8Length(text);
-    if (used + bytes > this.config.maxInputBytes) {
-      throw new TerminalError(
-        'input-limit',
-        `human input limit reached (${this.config.maxInputBytes} bytes until the program reads it): press Enter or Interrupt input`,
-      );
-    }
-  }
-
-  private humanSession(lease: HumanLease, work: HumanWork, began: Promise<HumanSettled['began']>): HumanSession {
-    const generation = this.current;
-    let reported = false;
-    const report = async (waitReason: WaitReason | 'failed', exitCode: number | undefined) => {
-      if (reported) return;
-      reported = true;
-      const first = await began.catch((): HumanSettled['began'] => 'prompt');
-      this.emit('human-settled', {
-        ownerId: this.ownerId,
-        leaseId: lease.id,
-        origin: lease.origin,
-        generation: generation?.generation ?? this.generationNumber,
-        waitReason,
-        exitCode,
-        began: first,
-      });
-    };
-    lease.result.then(
-      (result) => report(result.waitReason, (result.detail as PromptFact | undefined)?.exitCode),
-      () => report('failed', undefined),
-    );
-    return {
-      id: lease.id,
-      origin: lease.origin,
-      granted: lease.granted,
-      result: lease.result,
-      get closed() {
-        return lease.closed;
-      },
-      input: async (text: string) => {
-        if (lease.closed) throw new QueueError('lease-closed', QUEUE_MESSAGES.leaseClosed);
-        this.checkHumanBytes(text, work.inputBytes);
-        work.inputBytes += utf8Length(text);
-        await lease.input(async () => {
-          const target = this.current;
-          if (!target || target !== generation) throw new Error('terminal generation changed');
-          await target.write(text);
-        });
-      },
-      interrupt: () => lease.interrupt(),
-      abandon: () => lease.abandon(),
-    };
   }
 
   // ------------------------------------------------------------------ reading

@@ -8,7 +8,7 @@
  * gathered before it. Times come from an injected clock, so tests move them by hand.
  */
 import { type Clock, systemClock } from '../time.ts';
-import type { HumanSettled } from './owner.ts';
+import type { HumanSettled } from './human-session.ts';
 
 export interface SettleBatcherOptions {
   /** Quiet time after the last idle interaction before its batch is delivered; 0 delivers each at once. */

@@ -4,7 +4,7 @@
  * happened and what to do next.
  */
 import type { NoticeCode } from '../protocol/index.ts';
-import { TerminalError } from '../hub/owner.ts';
+import { TerminalError } from '../errors.ts';
 import { QueueError } from '../queue/operation.ts';
 
 export const NOTICES = {

@@ -15,7 +15,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import type { TerminalHub } from '../hub/hub.ts';
-import type { HumanSettled } from '../hub/owner.ts';
+import type { HumanSettled } from '../hub/human-session.ts';
 import { type Clock, systemClock } from '../time.ts';
 import type { WaitReason } from '../queue/operation.ts';
 import { CloseCode, SUBPROTOCOL } from '../protocol/index.ts';
