@@ -10,3 +10,10 @@ export class CodedError<Code extends string = string> extends Error {
     this.code = code;
   }
 }
+
+/** An owner's terminal refused or failed an operation (disposed, capacity, input over its limit). */
+export class TerminalError extends CodedError {
+  constructor(code: string, message: string) {
+    super('TerminalError', code, message);
+  }
+}

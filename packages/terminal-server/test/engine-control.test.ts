@@ -7,7 +7,9 @@ import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { descendantPids, markedProcesses, PROCESS_TREE_VARIABLE, runRead, runReset, runSend, runSignal, utf8Length } from '../src/index.ts';
+import { PROCESS_TREE_VARIABLE, runRead, runReset, runSend, runSignal, utf8Length } from '../src/index.ts';
+import { descendantPids } from '../src/pty/procfs.ts';
+import { markedProcesses } from '../src/pty/process-tree.ts';
 import { makeHub, pidAlive, processesRunning, recordingProvider, sleep, type TestHub, waitFor } from './helpers/engine.ts';
 
 describe('engine: the prompt cannot be forged', () => {

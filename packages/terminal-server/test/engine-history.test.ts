@@ -4,7 +4,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import headless from '@xterm/headless';
-import { LIVE_SCROLLBACK, runRead, runSend } from '../src/index.ts';
+import { runRead, runSend } from '../src/index.ts';
+import { LIVE_SCROLLBACK } from '../src/screen/screen.ts';
 import { makeHub, type TestHub } from './helpers/engine.ts';
 
 describe('engine: long history', () => {
@@ -117,5 +118,41 @@ describe('engine: long history', () => {
     await runSend(t.hub, 'history', { text: "printf '\\033[H\\033[2J\\033[3J'" });
     const cleared = await runRead(t.hub, 'history', { count: 10 });
     assert.ok(cleared.totalLines < 5, `history after erase: ${cleared.totalLines}`);
+  });
+});
+
+describe('engine: a read is one moment of the screen', () => {
+  let t: TestHub;
+  before(() => {
+    t = makeHub({});
+  });
+  after(() => t.close());
+
+  it("a read's sequence and viewport belong to its text, while output flows", async () => {
+    // A background writer keeps the screen moving between any two moments of the read (it starts once
+    // the prompt is back, so the send returns at once).
+    await runSend(t.hub, 'moment', { text: '(sleep 0.2; i=0; while :; do i=$((i+1)); echo "tick $i"; [ $((i % 100)) = 0 ] && sleep 0.005; done) &' });
+    const ticks = (text: string) => text.split('\n').map((line) => /^tick (\d+)$/.exec(line)?.[1]).filter((n) => n !== undefined).map(Number);
+    const seen = new Set<number>();
+    let compared = 0;
+    let mismatches = 0;
+    let reads = 0;
+    for (; reads < 400 && compared < 40; reads++) {
+      // History is what scrolled off the screen: the page's newest line is the one just above the viewport.
+      const r = await runRead(t.hub, 'moment', { offset: 0, count: 5 });
+      seen.add(r.sequence);
+      const above = ticks(r.text).at(-1);
+      const top = /^tick (\d+)\n/.exec(r.viewport)?.[1];
+      if (above !== undefined && top !== undefined) {
+        compared += 1;
+        if (Number(top) !== above + 1) mismatches += 1;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    const stop = await runSend(t.hub, 'moment', { text: 'kill $!' });
+    assert.equal(stop.waitReason, 'prompt');
+    assert.ok(seen.size >= 10, `output flowed during the reads (${seen.size} sequences in ${reads} reads)`);
+    assert.ok(compared >= 30, `${compared} reads compared`);
+    assert.equal(mismatches, 0, `${mismatches} of ${compared} reads had a viewport from another moment than their text`);
   });
 });

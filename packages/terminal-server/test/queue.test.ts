@@ -3,7 +3,10 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { flushMicrotasks, ManualClock, OperationQueue, type OperationView, QueueError, GrantRefused } from '../src/index.ts';
+import { QueueError } from '../src/index.ts';
+import { flushMicrotasks, ManualClock } from '../src/time.ts';
+import { OperationQueue } from '../src/queue/queue.ts';
+import { type OperationView, GrantRefused } from '../src/queue/operation.ts';
 
 function setup(options: { maxQueued?: number; grant?: (op: OperationView) => Promise<void>; interrupt?: (op: OperationView) => Promise<void> } = {}) {
   const clock = new ManualClock();
@@ -87,7 +90,7 @@ describe('queue', () => {
 
   it('a send that asks for its own deadline keeps running past operationTimeoutMs until that one', async () => {
     const { queue, clock, log, prompt } = setup();
-    const a = queue.enqueue('model-send', { timeoutMs: 5000 });
+    const a = queue.enqueue('model-send', undefined, { timeoutMs: 5000 });
     await flushMicrotasks();
     await clock.advance(4999);
     assert.deepEqual(log, ['grant model-send#1'], 'no SIGINT at the default deadline');
@@ -143,7 +146,7 @@ describe('queue', () => {
   it('cancel of a queued operation removes it; cancel of the active one recovers as cancelled', async () => {
     const { queue, prompt } = setup();
     const controller = new AbortController();
-    const a = queue.enqueue('model-send', { signal: controller.signal });
+    const a = queue.enqueue('model-send', undefined, { signal: controller.signal });
     const b = queue.enqueue('model-send');
     b.cancel();
     assert.equal((await b.result).waitReason, 'cancelled');
@@ -269,5 +272,53 @@ describe('queue', () => {
     assert.equal((await b.result).waitReason, 'cancelled');
     assert.equal(clock.pendingTimers, 0);
     assert.throws(() => queue.enqueue('reset'), /disposed/);
+  });
+
+  describe('an operation walks its phases (recovery included) one step at a time', () => {
+    type Step = 'grant-done' | 'deadline' | 'cancel' | 'prompt' | 'interrupt-timeout';
+    const cases: { name: string; holdGrant: boolean; steps: Step[]; phases: string[]; result: string }[] = [
+      { name: 'granted, then the prompt', holdGrant: false, steps: ['prompt'], phases: ['holding', 'settled'], result: 'prompt' },
+      { name: 'deadline: SIGINT at once, then the prompt', holdGrant: false, steps: ['deadline', 'prompt'], phases: ['holding', 'recovering/sent', 'settled'], result: 'timeout' },
+      {
+        name: 'deadline during the grant: SIGINT after the write',
+        holdGrant: true,
+        steps: ['deadline', 'prompt', 'grant-done', 'prompt'],
+        phases: ['granting', 'recovering/after-writes', 'recovering/after-writes', 'recovering/sent', 'settled'],
+        result: 'timeout',
+      },
+      { name: 'cancel, then the prompt', holdGrant: false, steps: ['cancel', 'prompt'], phases: ['holding', 'recovering/sent', 'settled'], result: 'cancelled' },
+      { name: 'recovery fails', holdGrant: false, steps: ['cancel', 'interrupt-timeout'], phases: ['holding', 'recovering/sent', 'settled'], result: 'recovery-failed' },
+    ];
+    for (const c of cases) {
+      it(c.name, async () => {
+        let release: () => void = () => undefined;
+        const { queue, clock } = setup({ grant: () => (c.holdGrant ? new Promise<void>((r) => (release = r)) : Promise.resolve()) });
+        const phase = () => {
+          const p = queue.holder?.phase;
+          if (!p) return 'settled';
+          return p.kind === 'recovering' ? `recovering/${p.interrupt.kind}` : p.kind;
+        };
+        const controller = new AbortController();
+        const op = queue.enqueue('model-send', undefined, { signal: controller.signal });
+        const outcome = op.result.then(
+          (r) => r.waitReason as string,
+          (e: unknown) => (e instanceof QueueError ? e.code : 'other'),
+        );
+        await flushMicrotasks();
+        const seen = [phase()];
+        for (const step of c.steps) {
+          if (step === 'grant-done') release();
+          if (step === 'deadline') await clock.advance(1000);
+          if (step === 'cancel') controller.abort();
+          if (step === 'prompt') queue.observe('prompt', queue.currentDispatch);
+          if (step === 'interrupt-timeout') await clock.advance(500);
+          await flushMicrotasks();
+          seen.push(phase());
+        }
+        assert.deepEqual(seen, c.phases);
+        assert.equal(await outcome, c.result);
+        assert.equal(clock.pendingTimers, 0);
+      });
+    }
   });
 });

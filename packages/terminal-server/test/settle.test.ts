@@ -1,7 +1,8 @@
 /** One notice per burst of idle interactions (HumanSettleBatcher), on a manual clock. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { HumanSettleBatcher, ManualClock, type HumanSettled } from '../src/index.ts';
+import { HumanSettleBatcher, type HumanSettled } from '../src/index.ts';
+import { ManualClock } from '../src/time.ts';
 
 let lease = 0;
 function settled(origin: HumanSettled['origin'], exitCode = 0): HumanSettled {

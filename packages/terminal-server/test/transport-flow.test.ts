@@ -12,9 +12,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { ATTACH_HISTORY_LINES, ManualClock, SEND_QUEUE_BYTES, runSend, type OutputEvent } from '../src/index.ts';
+import { ATTACH_HISTORY_LINES, SEND_QUEUE_BYTES, runSend, type OutputEvent } from '../src/index.ts';
+import { ManualClock } from '../src/time.ts';
 import { FLOW_WINDOW_CHARS, type ServerFrame, type SnapshotFrame } from '../src/protocol/index.ts';
-import { type FreezableProxy, type Harness, assertSameScreen, startHarness, startProxy, until } from './helpers/transport-harness.ts';
+import { type FreezableProxy, type Harness, assertSameScreen, startHarness, startProxy } from './helpers/transport-harness.ts';
 
 function mb(bytes: number): string {
   return `${(bytes / 1048576).toFixed(1)} MiB`;

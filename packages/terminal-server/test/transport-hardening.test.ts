@@ -16,7 +16,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Socket } from 'node:net';
 import { type OwnerTerminal, runSend } from '../src/index.ts';
 import { parseClientFrame } from '../src/protocol/index.ts';
-import { ManualClock } from '../src/queue/clock.ts';
+import { ManualClock } from '../src/time.ts';
 import { closeReason } from '../src/transport/messages.ts';
 import { MAX_OUTSTANDING_TOKENS, MAX_TOKENS_PER_OWNER, TokenLimitError, TokenStore } from '../src/transport/tokens.ts';
 import { MAX_UNREAD_RESYNCS } from '../src/transport/view.ts';

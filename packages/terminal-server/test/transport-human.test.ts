@@ -166,4 +166,16 @@ describe('transport human input', () => {
     assert.deepEqual([fresh.generation, fresh.role?.role], [2, 'controller']);
     fresh.terminate();
   });
+
+  test('Reset Terminal is accepted when the shell has exited: the state the element must offer it in', async () => {
+    const controller = await h.connect('reset-exited');
+    await controller.waitFor(() => controller.status !== undefined, 'status');
+    controller.type('exit\r');
+    await controller.waitFor(() => controller.status?.process.kind === 'exited', 'the shell to exit');
+    assert.equal(controller.status?.queueStatus, 'exited', 'neither ready nor idle');
+    controller.send({ v: 1, type: 'reset', generation: controller.generation!, confirmed: true });
+    await controller.waitClosed();
+    assert.equal(controller.close?.code, 4001);
+    assert.equal(h.hub.get('reset-exited')!.generation!.generation, 2, 'a new generation');
+  });
 });

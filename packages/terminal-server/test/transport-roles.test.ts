@@ -6,7 +6,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { ManualClock, type TransportHumanSettled } from '../src/index.ts';
+import { type TransportHumanSettled } from '../src/index.ts';
+import { ManualClock } from '../src/time.ts';
 import { type FreezableProxy, type Harness, type ViewClient, startHarness, startProxy, until } from './helpers/transport-harness.ts';
 
 async function serverText(h: Harness, ownerId: string): Promise<string> {

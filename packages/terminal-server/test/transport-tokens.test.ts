@@ -5,7 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { ManualClock, runTool } from '../src/index.ts';
+import { runTool } from '../src/index.ts';
+import { ManualClock } from '../src/time.ts';
 import { SECRET_PATTERN, SUBPROTOCOL, TOKEN_TTL_MS } from '../src/protocol/index.ts';
 import { type Harness, startHarness } from './helpers/transport-harness.ts';
 

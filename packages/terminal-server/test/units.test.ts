@@ -5,7 +5,11 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ForegroundSignalError } from '../src/pty/contract.ts';
 import { signalFront, SIGNAL_FRONT_PATIENCE_MS, type SignalFrontParts } from '../src/pty/signal-front.ts';
-import { boundResult, compactViewport, rebuildViewport, ConfigError, DEFAULT_CONFIG, MarkerFilter, unfinishedSequenceStart, parseReadArgs, parseSendArgs, resolveConfig, utf8Length, utf8Tail, type BaseResult } from '../src/index.ts';
+import { boundResult, rebuildViewport, ConfigError, DEFAULT_CONFIG, resolveConfig, utf8Length, type BaseResult } from '../src/index.ts';
+import { compactViewport } from '../src/operations/viewport-compact.ts';
+import { MarkerFilter, unfinishedSequenceStart } from '../src/shell/integration.ts';
+import { parseReadArgs, parseSendArgs } from '../src/operations/tools.ts';
+import { utf8Tail } from '../src/utf8.ts';
 
 describe('config', () => {
   it('an empty config resolves to the documented defaults', () => {

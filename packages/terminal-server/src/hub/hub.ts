@@ -6,10 +6,11 @@
 import { EventEmitter } from 'node:events';
 import type { TerminalConfig } from '../config.ts';
 import type { PtyProvider } from '../pty/contract.ts';
-import type { Clock } from '../queue/clock.ts';
-import { type OwnerOptions, OwnerTerminal, TerminalError } from './owner.ts';
+import type { Clock } from '../time.ts';
+import { TerminalError } from '../errors.ts';
+import { type OwnerOptions, OwnerTerminal } from './owner.ts';
 
-export const CAPACITY_MESSAGE =
+const CAPACITY_MESSAGE =
   'terminal capacity reached: end an agent or wait for its cleanup to finish before raising maxSessions';
 
 export interface HubOptions {

@@ -3,30 +3,35 @@
  * mutations that go through the queue (model send, signal, reset, human leases). Reset is an operation of
  * the queue like any other, so it is a barrier by construction: what was accepted before it runs on the
  * old shell, what was accepted after it runs on the new one.
+ *
+ * Each operation carries its Work through the queue: its input in, what its grant leaves (the capture,
+ * the signalled group) out for its result. A person's lease is human-session.ts; how an interrupt gets
+ * the prompt back is interrupt.ts.
  */
 import { EventEmitter } from 'node:events';
-import { CodedError } from '../errors.ts';
+import { TerminalError } from '../errors.ts';
 import { type ForegroundSignal, ForegroundSignalError, type PtyProvider } from '../pty/contract.ts';
 import type { TerminalConfig } from '../config.ts';
+import { OperationQueue } from '../queue/queue.ts';
+import { interruptForeground } from './interrupt.ts';
+import { checkHumanBytes, type HumanSession, type HumanSettled, type HumanWork, openHumanSession } from './human-session.ts';
 import {
   GrantRefused,
   type HumanLease,
-  type HumanOrigin,
   type OperationKind,
   type OperationResult,
-  OperationQueue,
   type OperationView,
   QUEUE_MESSAGES,
   QueueError,
   type QueueStatus,
   type SettleNow,
-  type WaitReason,
-} from '../queue/queue.ts';
-import { type Clock, systemClock } from '../queue/clock.ts';
-import type { CaptureHandle } from '../screen/screen.ts';
-import { utf8Length } from '../screen/utf8.ts';
+} from '../queue/operation.ts';
+import { type Clock, systemClock } from '../time.ts';
+import type { CaptureHandle, ScreenPage } from '../screen/screen.ts';
+import { utf8Length } from '../utf8.ts';
 import {
   type GenerationObserver,
+  type GenerationView,
   type InputWait,
   type ProcessStatus,
   type PromptFact,
@@ -48,20 +53,6 @@ export interface OwnerState {
   takeoverId: string | null;
   /** The program currently waiting for input, while an operation holds the terminal. */
   inputWait: InputWait | null;
-}
-
-export interface HumanSettled {
-  ownerId: string;
-  leaseId: number;
-  origin: HumanOrigin;
-  generation: number;
-  waitReason: WaitReason | 'failed';
-  exitCode: number | undefined;
-  /**
-   * What the person's input first went to: the shell at its prompt, or a program that was in front (one
-   * waiting for input after the model's send returned, or the model's send taken over).
-   */
-  began: 'prompt' | 'program';
 }
 
 export interface OwnerEvents {
@@ -87,29 +78,35 @@ export interface OwnerOptions {
   beforeSpawn?: () => void;
 }
 
-export class TerminalError extends CodedError {
-  constructor(code: string, message: string) {
-    super('TerminalError', code, message);
-  }
+/** Where an operation's output starts, on the generation it was granted on. */
+interface Capture {
+  handle: CaptureHandle;
+  generation: TerminalGeneration;
 }
 
-/** After an interrupt, how long and how often new program groups in front are interrupted too, and at
- *  most how many (see followInterrupt). On a starved CPU a loop's children spend most of their life
- *  between fork and exec, where SIGINT is lost, so the follow lasts as long as a recovery may (the
- *  default interruptTimeoutMs), a new group at most every poll. */
-const INTERRUPT_FOLLOW_MS = 5000;
-const INTERRUPT_FOLLOW_POLL_MS = 50;
-const INTERRUPT_FOLLOW_MAX = 100;
+/** A model send: its input, and where its output starts once granted. */
+interface SendWork {
+  kind: 'model-send';
+  input: string;
+  capture?: Capture;
+}
+interface SignalWork {
+  kind: 'signal';
+  signal: ForegroundSignal;
+  capture?: Capture;
+  /** The group the signal went to. */
+  processGroupId?: number;
+}
+/** What an operation carries through the queue: its input in, what its grant leaves for its result out. */
+type Work = SendWork | SignalWork | HumanWork | { kind: 'reset' };
 
-/** What an operation's grant needs and what it leaves for the result. */
-interface OperationContext {
-  input?: string;
-  signal?: ForegroundSignal;
-  capture?: CaptureHandle;
-  captureGeneration?: TerminalGeneration;
-  processGroupId?: number | null;
-  /** Human lease accounting. */
-  humanBytes?: number;
+/** The screen and the owner's state as of one output sequence. */
+export interface OwnerView {
+  state: OwnerState;
+  viewport: string;
+  cursor: { x: number; y: number };
+  rows: number;
+  cols: number;
 }
 
 export interface CapturedOutcome {
@@ -120,29 +117,15 @@ export interface CapturedOutcome {
   exitCode: number | undefined;
   promptEvidence: PromptFact['evidence'] | undefined;
   inputWait: InputWait | undefined;
-}
-
-/** A human lease as the transport uses it. */
-export interface HumanSession {
-  readonly id: number;
-  readonly origin: HumanOrigin;
-  readonly granted: Promise<void>;
-  readonly result: Promise<OperationResult>;
-  readonly closed: boolean;
-  /** Write input; refused when over the byte cap (nothing is written then). */
-  input(text: string): Promise<void>;
-  /** SIGINT to the foreground group; the lease is kept until the prompt is back. */
-  interrupt(): Promise<void>;
-  /** Nobody holds it any more (controller gone past grace). */
-  abandon(): void;
+  /** The screen the operation ended on, read at the same boundary as `output`. */
+  view: OwnerView;
 }
 
 export class OwnerTerminal extends EventEmitter<OwnerEvents> {
   readonly ownerId: string;
   private readonly options: OwnerOptions;
   private readonly config: TerminalConfig;
-  private readonly queue: OperationQueue;
-  private readonly contexts = new Map<number, OperationContext>();
+  private readonly queue: OperationQueue<Work>;
   private current: TerminalGeneration | undefined;
   private creating: Promise<TerminalGeneration> | undefined;
   private generationNumber = 0;
@@ -156,7 +139,7 @@ export class OwnerTerminal extends EventEmitter<OwnerEvents> {
     this.options = options;
     this.ownerId = options.ownerId;
     this.config = options.config;
-    this.queue = new OperationQueue({
+    this.queue = new OperationQueue<Work>({
       maxQueuedOperations: options.config.maxQueuedOperations,
       operationTimeoutMs: options.config.operationTimeoutMs,
       interruptTimeoutMs: options.config.interruptTimeoutMs,
@@ -249,8 +232,7 @@ export class OwnerTerminal extends EventEmitter<OwnerEvents> {
         if (!holder) return;
         if (holder.kind === 'human') {
           // The program consumed what the human typed: the human's input allowance starts over.
-          const context = this.contexts.get(holder.id);
-          if (context && dispatch === holder.dispatch) context.humanBytes = 0;
+          if (holder.payload.kind === 'human' && dispatch === holder.dispatch) holder.payload.inputBytes = 0;
           this.setInputWait(wait);
           return;
         }
@@ -296,10 +278,10 @@ export class OwnerTerminal extends EventEmitter<OwnerEvents> {
 
   // ------------------------------------------------------------------ queue hooks
 
-  private async grant(op: OperationView): Promise<void | SettleNow> {
-    const context = this.contexts.get(op.id) ?? {};
+  private async grant(op: OperationView<Work>): Promise<void | SettleNow> {
+    const work = op.payload;
     this.setInputWait(null);
-    if (op.kind === 'reset') {
+    if (work.kind === 'reset') {
       await this.replaceGeneration();
       return;
     }
@@ -307,22 +289,20 @@ export class OwnerTerminal extends EventEmitter<OwnerEvents> {
     if (!generation || generation.status.kind !== 'running') {
       throw new GrantRefused('exited', QUEUE_MESSAGES.exited);
     }
-    if (op.kind === 'model-send') {
-      context.capture = await generation.beginCapture();
-      context.captureGeneration = generation;
-      await generation.write(context.input ?? '');
+    if (work.kind === 'model-send') {
+      work.capture = { handle: await generation.beginCapture(), generation };
+      await generation.write(work.input);
       return;
     }
-    if (op.kind === 'signal') {
-      context.capture = await generation.beginCapture();
-      context.captureGeneration = generation;
+    if (work.kind === 'signal') {
+      work.capture = { handle: await generation.beginCapture(), generation };
       try {
-        context.processGroupId = await generation.signalForeground(context.signal ?? 'SIGINT');
+        work.processGroupId = await generation.signalForeground(work.signal);
       } catch (error) {
         if (error instanceof ForegroundSignalError) throw new GrantRefused('signal-refused', error.message);
         throw error;
       }
-      if (context.processGroupId === generation.pid) {
+      if (work.processGroupId === generation.pid) {
         // The shell itself was in front (an idle prompt): there is no program to wait for. Give a signal
         // that ends the shell a moment to do so, so that the result tells the truth.
         await new Promise((resolve) => setTimeout(resolve, 50));
@@ -332,36 +312,14 @@ export class OwnerTerminal extends EventEmitter<OwnerEvents> {
       return;
     }
     // A human lease: idle begin carries its first input.
-    if (context.input) await generation.write(context.input);
+    if (work.firstInput) await generation.write(work.firstInput);
   }
 
-  private async interruptForeground(op: OperationView): Promise<void> {
+  private async interruptForeground(op: OperationView<Work>): Promise<void> {
     const generation = this.current;
-    if (!generation || generation.status.kind !== 'running') throw new Error('terminal is exited');
-    const group = await generation.signalForeground('SIGINT');
-    if (group !== generation.pid) void this.followInterrupt(op, generation, group);
-  }
-
-  /**
-   * An interrupt is for getting the prompt back, but one SIGINT does not always end a command line: in a
-   * loop of short programs (`while :; do cat f; done`) it can land in a child bash has forked and not yet
-   * exec'd, which then exits normally and the loop goes on (a real Ctrl-C loses the same race). So for a
-   * short while after the interrupt, as long as the operation still holds the terminal, each new program
-   * group that comes to the front is interrupted too. The shell itself is never signalled here.
-   */
-  private async followInterrupt(op: OperationView, generation: TerminalGeneration, signalled: number): Promise<void> {
-    const until = performance.now() + INTERRUPT_FOLLOW_MS;
+    if (!generation) throw new Error('terminal is exited');
     const stillHolding = () => this.current === generation && this.queue.holder?.id === op.id && generation.status.kind === 'running';
-    let last = signalled;
-    for (let extra = 0; extra < INTERRUPT_FOLLOW_MAX && performance.now() < until; ) {
-      await new Promise((resolve) => setTimeout(resolve, INTERRUPT_FOLLOW_POLL_MS).unref());
-      if (!stillHolding()) return;
-      const front = await generation.foregroundGroup();
-      if (front === undefined || front === generation.pid || front === last) continue;
-      if (!stillHolding()) return; // the inspection took a moment: the prompt may be back
-      last = await generation.signalForeground('SIGINT').catch(() => last);
-      extra += 1;
-    }
+    await interruptForeground(generation, stillHolding);
   }
 
   private async replaceGeneration(): Promise<void> {
@@ -387,13 +345,13 @@ export class OwnerTerminal extends EventEmitter<OwnerEvents> {
       );
     }
     await this.ensure();
-    return this.runModelOperation('model-send', { input }, abortSignal, timeoutMs);
+    return this.runModelOperation({ kind: 'model-send', input }, abortSignal, timeoutMs);
   }
 
   async signal(signal: ForegroundSignal, abortSignal?: AbortSignal): Promise<CapturedOutcome> {
     // SIGKILL to the shell itself is refused at delivery, where the foreground is re-inspected (GrantRefused).
     await this.ensure();
-    return this.runModelOperation('signal', { signal }, abortSignal);
+    return this.runModelOperation({ kind: 'signal', signal }, abortSignal);
   }
 
   async reset(abortSignal?: AbortSignal): Promise<OperationResult> {
@@ -401,55 +359,54 @@ export class OwnerTerminal extends EventEmitter<OwnerEvents> {
     // A creation under way finishes first, so the reset replaces it. With nothing created yet, the
     // first generation is the reset's own result (generation 1, not 2).
     if (this.current || this.creating) await this.ensure().catch(() => undefined);
-    return this.queue.enqueue('reset', abortSignal ? { signal: abortSignal } : {}).result;
+    return this.queue.enqueue('reset', { kind: 'reset' }, abortSignal ? { signal: abortSignal } : {}).result;
   }
 
-  private async runModelOperation(
-    kind: 'model-send' | 'signal',
-    context: OperationContext,
-    abortSignal: AbortSignal | undefined,
-    timeoutMs?: number,
-  ): Promise<CapturedOutcome> {
-    const handle = this.queue.enqueue(kind, { signal: abortSignal, timeoutMs });
-    this.contexts.set(handle.id, context);
-    try {
-      const result = await handle.result;
-      let output = '';
-      let outputTruncated = false;
-      if (context.capture && context.captureGeneration) {
-        const generation = context.captureGeneration;
-        // At a prompt the output ends where the prompt began (text printed without a final newline stays).
-        const promptStart = result.waitReason === 'prompt' ? (result.detail as PromptFact | undefined)?.start : undefined;
-        const captured = generation === this.current || generation.status.kind === 'exited'
-          ? await generation.readCapture(context.capture, promptStart).catch(() => ({ lines: [] as string[], evicted: false }))
-          : { lines: [] as string[], evicted: false };
-        const lines = captured.lines;
-        // Where the prompt began is unknown (no mark): its line is the fresh prompt, which says nothing.
-        if (result.waitReason === 'prompt' && !promptStart && lines.length > 0) lines.pop();
-        output = lines.join('\n');
-        outputTruncated = captured.evicted;
-        context.capture.dispose();
-      }
-      const detail = result.detail as (PromptFact & Partial<InputWait>) | undefined;
-      return {
-        result,
-        output,
-        outputTruncated,
-        processGroupId: context.processGroupId ?? null,
-        exitCode: result.waitReason === 'prompt' && detail ? detail.exitCode : undefined,
-        promptEvidence: result.waitReason === 'prompt' && detail ? detail.evidence : undefined,
-        inputWait: result.waitReason === 'stdin_read' ? (result.detail as InputWait) : undefined,
-      };
-    } finally {
-      if (!this.queue.holder || this.queue.holder.id !== handle.id) this.contexts.delete(handle.id);
-    }
+  private async runModelOperation(work: SendWork | SignalWork, abortSignal: AbortSignal | undefined, timeoutMs?: number): Promise<CapturedOutcome> {
+    const handle = this.queue.enqueue(work.kind, work, { signal: abortSignal, timeoutMs });
+    const result = await handle.result;
+    const detail = result.detail as (PromptFact & Partial<InputWait>) | undefined;
+    // At a prompt the output ends where the prompt began (text printed without a final newline stays).
+    const promptStart = result.waitReason === 'prompt' ? detail?.start : undefined;
+    const { output, outputTruncated, view } = await this.readOutcome(work.capture, result.waitReason === 'prompt', promptStart);
+    return {
+      result,
+      output,
+      outputTruncated,
+      processGroupId: work.kind === 'signal' ? (work.processGroupId ?? null) : null,
+      exitCode: result.waitReason === 'prompt' && detail ? detail.exitCode : undefined,
+      promptEvidence: result.waitReason === 'prompt' && detail ? detail.evidence : undefined,
+      inputWait: result.waitReason === 'stdin_read' ? (result.detail as InputWait) : undefined,
+      view,
+    };
+  }
+
+  /**
+   * A settled operation's output and the screen it ended on, read at one screen boundary, so the result's
+   * `sequence` and `viewport` belong to its `output`. On a generation a reset replaced since, the view is
+   * the new generation's.
+   */
+  private async readOutcome(
+    capture: Capture | undefined,
+    atPrompt: boolean,
+    promptStart: PromptFact['start'],
+  ): Promise<{ output: string; outputTruncated: boolean; view: OwnerView }> {
+    const generation = capture?.generation;
+    const readable = capture !== undefined && generation !== undefined && (generation === this.current || generation.status.kind === 'exited');
+    const read = readable ? await generation.readCapture(capture.handle, promptStart).catch(() => undefined) : undefined;
+    const view = read && generation !== undefined && generation === this.current ? this.viewOf(generation, read.view) : await this.view();
+    if (!read) return { output: '', outputTruncated: false, view };
+    const lines = read.capture.lines;
+    // Where the prompt began is unknown (no mark): its line is the fresh prompt, which says nothing.
+    if (atPrompt && promptStart === undefined && lines.length > 0) lines.pop();
+    return { output: lines.join('\n'), outputTruncated: read.capture.evicted, view };
   }
 
   // ------------------------------------------------------------------ human leases
 
   /** Begin human input at an idle prompt, with its first input. */
   async beginHuman(firstInput: string): Promise<HumanSession> {
-    this.checkHumanBytes(firstInput, 0);
+    checkHumanBytes(firstInput, 0, this.config.maxInputBytes);
     const generation = await this.ensure();
     if (generation.status.kind !== 'running') throw new QueueError('exited', QUEUE_MESSAGES.exited);
     // Who is in front before the first key lands: a program still waiting since the model's send returned
@@ -457,82 +414,45 @@ export class OwnerTerminal extends EventEmitter<OwnerEvents> {
     const waiting = this.currentInputWait !== null;
     const front = generation.foregroundGroup();
     const began = front.then((group): HumanSettled['began'] => (waiting || (group !== undefined && group !== generation.pid) ? 'program' : 'prompt'));
-    const lease = this.queue.beginHuman();
-    const context: OperationContext = { input: firstInput, humanBytes: utf8Length(firstInput) };
-    this.contexts.set(lease.id, context);
-    return this.humanSession(lease, context, began);
+    const work: HumanWork = { kind: 'human', firstInput, inputBytes: utf8Length(firstInput) };
+    const lease = this.queue.beginHuman(work);
+    return this.humanSession(lease, work, began);
+  }
+
+  private humanSession(lease: HumanLease, work: HumanWork, began: Promise<HumanSettled['began']>): HumanSession {
+    const generation = this.current;
+    return openHumanSession(lease, work, began, {
+      ownerId: this.ownerId,
+      maxInputBytes: this.config.maxInputBytes,
+      generation: generation?.generation ?? this.generationNumber,
+      target: () => (this.current === generation ? generation : undefined),
+      settled: (event) => this.emit('human-settled', event),
+    });
   }
 
   /** Hand the running model send `id` to the human in place. */
   takeover(id: number): HumanSession {
-    const lease = this.queue.takeover(id);
-    const context = this.contexts.get(id) ?? {};
-    context.humanBytes = 0;
-    context.input = undefined;
-    this.contexts.set(id, context);
-    return this.humanSession(lease, context, Promise.resolve('program'));
-  }
-
-  private checkHumanBytes(text: string, used: number): void {
-    const bytes = utf8Length(text);
-    if (used + bytes > this.config.maxInputBytes) {
-      throw new TerminalError(
-        'input-limit',
-        `human input limit reached (${this.config.maxInputBytes} bytes until the program reads it): press Enter or Interrupt input`,
-      );
-    }
-  }
-
-  private humanSession(lease: HumanLease, context: OperationContext, began: Promise<HumanSettled['began']>): HumanSession {
-    const generation = this.current;
-    let reported = false;
-    const report = async (waitReason: WaitReason | 'failed', exitCode: number | undefined) => {
-      if (reported) return;
-      reported = true;
-      this.contexts.delete(lease.id);
-      const first = await began.catch((): HumanSettled['began'] => 'prompt');
-      this.emit('human-settled', {
-        ownerId: this.ownerId,
-        leaseId: lease.id,
-        origin: lease.origin,
-        generation: generation?.generation ?? this.generationNumber,
-        waitReason,
-        exitCode,
-        began: first,
-      });
-    };
-    lease.result.then(
-      (result) => report(result.waitReason, (result.detail as PromptFact | undefined)?.exitCode),
-      () => report('failed', undefined),
-    );
-    return {
-      id: lease.id,
-      origin: lease.origin,
-      granted: lease.granted,
-      result: lease.result,
-      get closed() {
-        return lease.closed;
-      },
-      input: async (text: string) => {
-        if (lease.closed) throw new QueueError('lease-closed', QUEUE_MESSAGES.leaseClosed);
-        this.checkHumanBytes(text, context.humanBytes ?? 0);
-        context.humanBytes = (context.humanBytes ?? 0) + utf8Length(text);
-        await lease.input(async () => {
-          const target = this.current;
-          if (!target || target !== generation) throw new Error('terminal generation changed');
-          await target.write(text);
-        });
-      },
-      interrupt: () => lease.interrupt(),
-      abandon: () => lease.abandon(),
-    };
+    const work: HumanWork = { kind: 'human', firstInput: '', inputBytes: 0 };
+    const lease = this.queue.takeover(id, work);
+    return this.humanSession(lease, work, Promise.resolve('program'));
   }
 
   // ------------------------------------------------------------------ reading
 
-  async view(): Promise<{ state: OwnerState; viewport: string; cursor: { x: number; y: number }; rows: number; cols: number }> {
+  /** The current screen and state, as of the last output read. */
+  async view(): Promise<OwnerView> {
     const generation = await this.ensure();
-    const view = await generation.view();
+    return this.viewOf(generation, await generation.view());
+  }
+
+  /** A page of history with the view it belongs to, read at one screen boundary. */
+  async readPage(offset: number, count: number, maxBytes: number): Promise<{ view: OwnerView; page: ScreenPage & { truncated: boolean } }> {
+    const generation = await this.ensure();
+    const { view, page } = await generation.readPage(offset, count, maxBytes);
+    return { view: this.viewOf(generation, view), page };
+  }
+
+  private viewOf(generation: TerminalGeneration, view: GenerationView): OwnerView {
     return {
       state: { ...this.state(), sequence: view.sequence },
       viewport: view.viewport,

@@ -7,9 +7,8 @@
  * takeover of the model's running send is an answer the Agent waits for: it goes at once, with anything
  * gathered before it. Times come from an injected clock, so tests move them by hand.
  */
-import type { Clock } from '../queue/clock.ts';
-import { systemClock } from '../queue/clock.ts';
-import type { HumanSettled } from './owner.ts';
+import { type Clock, systemClock } from '../time.ts';
+import type { HumanSettled } from './human-session.ts';
 
 export interface SettleBatcherOptions {
   /** Quiet time after the last idle interaction before its batch is delivered; 0 delivers each at once. */

@@ -6,10 +6,10 @@
 import { CodedError } from '../errors.ts';
 import { FOREGROUND_SIGNALS, type ForegroundSignal } from '../pty/contract.ts';
 import type { TerminalHub } from '../hub/hub.ts';
-import type { CapturedOutcome, OwnerState } from '../hub/owner.ts';
-import type { OperationKind, QueueStatus, WaitReason } from '../queue/queue.ts';
+import type { CapturedOutcome, OwnerView } from '../hub/owner.ts';
+import type { OperationKind, QueueStatus, WaitReason } from '../queue/operation.ts';
 import type { InputWait, ProcessStatus } from '../terminal/generation.ts';
-import { utf8Length, utf8Tail, wellFormed } from '../screen/utf8.ts';
+import { utf8Length, utf8Tail, wellFormed } from '../utf8.ts';
 import { compactCapture, type ViewportOmission } from './viewport-compact.ts';
 
 export const TOOL_NAMES = ['shared_terminal_send', 'shared_terminal_read', 'shared_terminal_signal', 'shared_terminal_reset'] as const;
@@ -196,7 +196,7 @@ export function parseReadArgs(args: unknown): ReadArgs {
   return { offset, count };
 }
 
-export function parseSignalArgs(args: unknown): SignalArgs {
+function parseSignalArgs(args: unknown): SignalArgs {
   const record = objectArgs('shared_terminal_signal', args, ['signal']);
   const signal = record['signal'];
   if (typeof signal !== 'string' || !(FOREGROUND_SIGNALS as readonly string[]).includes(signal)) {
@@ -205,7 +205,7 @@ export function parseSignalArgs(args: unknown): SignalArgs {
   return { signal: signal as ForegroundSignal };
 }
 
-export function parseResetArgs(args: unknown): Record<string, never> {
+function parseResetArgs(args: unknown): Record<string, never> {
   objectArgs('shared_terminal_reset', args, []);
   return {};
 }
@@ -244,29 +244,22 @@ export function boundResult<T extends BaseResult>(result: T, maxBytes: number): 
 
 // ---------------------------------------------------------------------------------------- tools
 
-async function baseResult(hub: TerminalHub, ownerId: string): Promise<BaseResult & { state: OwnerState }> {
-  const owner = hub.acquire(ownerId);
-  const view = await owner.view();
+function baseResult(view: OwnerView): BaseResult {
+  const state = view.state;
   return {
-    state: view.state,
-    generation: view.state.generation,
-    sequence: view.state.sequence,
+    generation: state.generation,
+    sequence: state.sequence,
     rows: view.rows,
     cols: view.cols,
     // Blank rows below the last text say nothing (rows and cursor give the geometry): leave them out.
     viewport: view.viewport.replace(/\n+$/, ''),
     cursor: view.cursor,
-    status: view.state.status,
-    queueStatus: view.state.queueStatus,
-    holder: view.state.holder,
-    pendingCount: view.state.pendingCount,
+    status: state.status,
+    queueStatus: state.queueStatus,
+    holder: state.holder,
+    pendingCount: state.pendingCount,
     truncated: false,
   };
-}
-
-function strip<T extends { state?: unknown }>(value: T): Omit<T, 'state'> {
-  const { state: _state, ...rest } = value;
-  return rest;
 }
 
 function describeWait(wait: InputWait | undefined): SendResult['inputWait'] {
@@ -303,7 +296,7 @@ export async function runSend(hub: TerminalHub, ownerId: string, rawArgs: unknow
   const args = parseSendArgs(rawArgs, hub.config.maxOperationTimeoutMs);
   const owner = hub.acquire(ownerId);
   const outcome = await owner.send(args.submit ? `${args.text}\r` : args.text, signal, args.timeoutMs);
-  const base = strip(await baseResult(hub, ownerId));
+  const base = baseResult(outcome.view);
   const { truncatedOutput, ...fields } = outcomeFields(outcome);
   exitFromStatus(fields, base.status);
   const max = hub.config.maxToolOutputBytes;
@@ -314,7 +307,7 @@ export async function runSignal(hub: TerminalHub, ownerId: string, rawArgs: unkn
   const args = parseSignalArgs(rawArgs);
   const owner = hub.acquire(ownerId);
   const outcome = await owner.signal(args.signal, signal);
-  const base = strip(await baseResult(hub, ownerId));
+  const base = baseResult(outcome.view);
   const { truncatedOutput, ...fields } = outcomeFields(outcome);
   exitFromStatus(fields, base.status);
   const max = hub.config.maxToolOutputBytes;
@@ -324,12 +317,11 @@ export async function runSignal(hub: TerminalHub, ownerId: string, rawArgs: unkn
 export async function runRead(hub: TerminalHub, ownerId: string, rawArgs: unknown): Promise<ReadResult> {
   const args = parseReadArgs(rawArgs);
   const owner = hub.acquire(ownerId);
-  const generation = await owner.ensure();
-  const base = strip(await baseResult(hub, ownerId));
-  const page = await generation.readPage(args.offset, args.count, hub.config.maxToolOutputBytes);
+  // The page and the view at one screen boundary: `sequence` and `viewport` belong to `text`.
+  const { view, page } = await owner.readPage(args.offset, args.count, hub.config.maxToolOutputBytes);
   return boundResult(
     {
-      ...base,
+      ...baseResult(view),
       text: page.text,
       totalLines: page.totalLines,
       lineBegin: page.lineBegin,
@@ -344,7 +336,7 @@ export async function runReset(hub: TerminalHub, ownerId: string, rawArgs: unkno
   parseResetArgs(rawArgs);
   const owner = hub.acquire(ownerId);
   const result = await owner.reset(signal);
-  const base = strip(await baseResult(hub, ownerId));
+  const base = baseResult(await owner.view());
   return boundResult({ ...base, queueTimeMs: result.queueTimeMs, waitReason: result.waitReason }, hub.config.maxToolOutputBytes);
 }
 

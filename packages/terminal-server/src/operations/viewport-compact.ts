@@ -10,7 +10,7 @@
  * row always stays, and nothing is left out when it would save less than the field costs. Linear in the
  * size of the two strings.
  */
-import { utf8Length } from '../screen/utf8.ts';
+import { utf8Length } from '../utf8.ts';
 
 export interface ViewportOmission {
   /** Index of the first left-out row in the full screen (and where it goes back into viewport's lines). */

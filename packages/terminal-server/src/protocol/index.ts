@@ -1,11 +1,4 @@
 /**
- * Changes since the lead's draft (all additive and compatible; version stays 1):
- * - `NoticeCode` gains `controller-available` (sent to read-only views that were refused as
- *   `controller-busy` once the controller's grace period ended: Reconnect now to take control).
- * - `CloseCode.invalidData` (1007) names the code `ws` uses for text frames that are not UTF-8.
- * - Flow-control constants `FLOW_WINDOW_CHARS` and `FLOW_RESUME_CHARS`, and the rules of `ack`, `resync`,
- *   `begin` and stale generations below, say what the transport does; no frame shape changed.
- *
  * The browser protocol of the shared terminal, version 1. Runtime-free (no Node, no DOM): the element
  * imports this entry alone (`@shared-terminal/server/protocol`).
  *
@@ -48,6 +41,10 @@
  * A view that never acks has a bounded send queue, and is resynced with a fresh snapshot once its socket
  * drains.
  */
+import { utf8Length } from '../utf8.ts';
+
+/** UTF-8 byte length (the server's one UTF-8 room; the name the browser knows). */
+export { utf8Length as utf8ByteLength };
 
 export const PROTOCOL_VERSION = 1 as const;
 export const SUBPROTOCOL = 'shared-terminal.v1';
@@ -59,7 +56,7 @@ export const SECRET_PATTERN = /^[A-Za-z0-9_-]{43}$/;
 export const TOKEN_TTL_MS = 10_000;
 /** Unacknowledged output characters in flight to an acking view, beyond which its output is held. Small on
  *  purpose: what is in flight must be parsed by the page before a keystroke's echo or an interrupt's prompt
- *  can show (a loaded page parses coloured text at ~1.5 MB/s: 32 Ki is ~20 ms). */
+ *  can show (bench/REPORT.md has the page's parse speed). */
 export const FLOW_WINDOW_CHARS = 32_768;
 /** ...and the level at which held output is sent again. */
 export const FLOW_RESUME_CHARS = 16_384;
@@ -67,6 +64,8 @@ export const FLOW_RESUME_CHARS = 16_384;
 /** Close codes; 4xxx are ours. */
 export const CloseCode = {
   normal: 1000,
+  /** Going away: the server is shutting down, or (from the browser) the page was closed or left. */
+  goingAway: 1001,
   /** A text frame that is not UTF-8 (sent by `ws` itself). */
   invalidData: 1007,
   /** A bad frame, or a read-only view that tried to write. The client does not retry on its own. */
@@ -249,21 +248,6 @@ export function isWellFormed(text: string): boolean {
   }
   return true;
 }
-/** UTF-8 length without TextEncoder allocation. */
-export function utf8ByteLength(text: string): number {
-  let bytes = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c < 0x80) bytes += 1;
-    else if (c < 0x800) bytes += 2;
-    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
-      bytes += 4;
-      i++;
-    } else bytes += 3;
-  }
-  return bytes;
-}
-
 /** A client's field name as error texts quote it: at most 32 characters (the rest is client data that
  *  no error text echoes). */
 function quoteName(name: string): string {
@@ -306,7 +290,7 @@ export function parseClientFrame(text: string, limits: ClientFrameLimits): Parse
     const text = value['input'];
     if (typeof text !== 'string' || text.length === 0) return 'input must be a non-empty string';
     if (!isWellFormed(text)) return 'input is not well-formed Unicode';
-    if (utf8ByteLength(text) > limits.maxInputBytes) return `input is over ${limits.maxInputBytes} bytes`;
+    if (utf8Length(text) > limits.maxInputBytes) return `input is over ${limits.maxInputBytes} bytes`;
     return undefined;
   };
   let error: string | undefined;

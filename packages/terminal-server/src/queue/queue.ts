@@ -2,10 +2,11 @@
  * The operation queue: one strict FIFO per owner that decides who may write to the terminal. Model sends,
  * human input leases, signals and resets are granted one at a time, in acceptance order.
  *
- * Pure and clock-injected: it performs no I/O itself. The owner gives it hooks (grant, interrupt), feeds it
- * observations (`prompt`, `stdin_read`) stamped with the dispatch they were seen after, and tells it about
- * session exit. Every write to the PTY on behalf of the active operation goes through `dispatch`, so that
- * an observation made before the latest write can never complete an operation.
+ * Pure and clock-injected: it performs no I/O itself. Each operation carries its payload (its input) to
+ * the owner's grant hook, and walks the phases of `OperationPhase`. The owner feeds it observations
+ * (`prompt`, `stdin_read`) stamped with the dispatch they were seen after, and tells it about session exit.
+ * Every write on behalf of the active operation is a new dispatch, so that an observation made before
+ * the latest write can never complete an operation.
  *
  * Rules (see the package README for the full list):
  * - model-send and signal get a deadline of operationTimeoutMs from grant (or the one the operation asked
@@ -18,117 +19,39 @@
  * - Session exit settles the active and pending operations with `session_exit`, except pending resets,
  *   which run next and replace the shell.
  */
-import { CodedError } from '../errors.ts';
-import type { Clock } from './clock.ts';
+import type { Clock } from '../time.ts';
+import {
+  GrantRefused,
+  type HumanLease,
+  type HumanOrigin,
+  type OperationHandle,
+  type OperationKind,
+  type OperationPhase,
+  type OperationResult,
+  type OperationView,
+  QUEUE_MESSAGES,
+  QueueError,
+  type QueueStatus,
+  type RecoveryReason,
+  type SettleNow,
+  type Settlement,
+} from './operation.ts';
 
-export type OperationKind = 'model-send' | 'human' | 'signal' | 'reset';
-export type QueueStatus = 'ready' | 'busy' | 'blocked' | 'exited' | 'disposed';
-export type WaitReason = 'prompt' | 'stdin_read' | 'human_handoff' | 'session_exit' | 'timeout' | 'cancelled';
-export type HumanOrigin = 'idle' | 'takeover';
-
-export type QueueErrorCode =
-  | 'queue-full'
-  | 'blocked'
-  | 'exited'
-  | 'disposed'
-  | 'busy'
-  | 'cancelled'
-  | 'recovery-failed'
-  | 'lease-closed'
-  | 'takeover-unavailable'
-  | 'grant-failed';
-
-export class QueueError extends CodedError<QueueErrorCode> {
-  constructor(code: QueueErrorCode, message: string) {
-    super('QueueError', code, message);
-  }
-}
-
-/**
- * Thrown by a grant hook to refuse the operation without harming the terminal (a refused signal, say):
- * the operation fails with it and the next one runs. Any other grant error blocks the queue.
- */
-export class GrantRefused extends CodedError {
-  constructor(code: string, message: string) {
-    super('GrantRefused', code, message);
-  }
-}
-
-/** Returned by a grant hook to settle the operation at once (nothing to wait for). */
-export interface SettleNow {
-  settleNow: Settlement;
-}
-
-export const QUEUE_MESSAGES = {
-  full: 'terminal queue is full: wait for the accepted operations to finish; do not retry in parallel',
-  blocked: 'terminal queue is blocked until reset: call shared_terminal_reset to replace the shell',
-  exited: 'terminal is exited: its final screen can still be read; call shared_terminal_reset to start a new shell',
-  disposed: 'terminal owner or service is disposed',
-  busy: 'the terminal is busy with another operation: use Take over input to answer a running program',
-  leaseClosed: 'human lease is closed',
-  takeover: 'takeover is not available: the operation already finished, is recovering, or was taken over',
-} as const;
-
-/** What an observation or the queue itself settles an operation with. */
-export interface Settlement {
-  waitReason: WaitReason;
-  /** Whatever the observer attached (exit code, input wait facts). */
-  detail?: unknown;
-}
-
-export interface OperationView {
-  readonly id: number;
-  readonly kind: OperationKind;
-  readonly origin: HumanOrigin | undefined;
-  readonly acceptedAt: number;
-  readonly grantedAt: number | undefined;
-  /** The dispatch of the latest write on behalf of this operation. */
-  readonly dispatch: number;
-  readonly recovering: boolean;
-}
-
-export interface QueueHooks {
+export interface QueueHooks<P = void> {
   /** The operation got the slot: write its input, send its signal, or replace the shell. */
-  grant(op: OperationView): Promise<void | SettleNow>;
+  grant(op: OperationView<P>): Promise<void | SettleNow>;
   /** Recovery: SIGINT to the re-inspected foreground group. */
-  interrupt(op: OperationView): Promise<void>;
+  interrupt(op: OperationView<P>): Promise<void>;
   /** Anything visible changed (status, holder, pending count, takeover availability). */
   changed(): void;
 }
 
-export interface QueueOptions {
+export interface QueueOptions<P = void> {
   maxQueuedOperations: number;
   operationTimeoutMs: number;
   interruptTimeoutMs: number;
   clock: Clock;
-  hooks: QueueHooks;
-}
-
-export interface OperationResult extends Settlement {
-  queueTimeMs: number;
-}
-
-export interface OperationHandle {
-  readonly id: number;
-  readonly kind: OperationKind;
-  readonly result: Promise<OperationResult>;
-  cancel(): void;
-}
-
-export interface HumanLease {
-  readonly id: number;
-  readonly origin: HumanOrigin;
-  /** Resolves when the lease holds the slot (its first input, if any, was written). */
-  readonly granted: Promise<void>;
-  /** Settles when the interaction is over (prompt, exit, recovery). */
-  readonly result: Promise<OperationResult>;
-  readonly closed: boolean;
-  /** Write more input through the lease (serialized). */
-  input(write: () => Promise<void> | void): Promise<void>;
-  /** Interrupt input: SIGINT to the foreground; the lease is kept until the prompt is back. */
-  interrupt(): Promise<void>;
-  /** The holder is gone (grace expired): recover like a model cancel, or drop it unwritten if queued. */
-  abandon(): void;
+  hooks: QueueHooks<P>;
 }
 
 interface Deferred<T> {
@@ -148,40 +71,42 @@ function deferred<T>(): Deferred<T> {
   return { promise, resolve, reject };
 }
 
-interface Operation extends OperationView {
+interface Operation<P> extends OperationView<P> {
   id: number;
   kind: OperationKind;
   origin: HumanOrigin | undefined;
   acceptedAt: number;
   grantedAt: number | undefined;
   dispatch: number;
-  recovering: boolean;
-  recoveryReason: 'timeout' | 'cancelled' | undefined;
-  state: 'queued' | 'active' | 'settled';
-  granting: boolean;
+  phase: OperationPhase;
+  payload: P;
+  /** Writes started on its behalf and not yet finished (the grant is one). */
   inflight: number;
   writeChain: Promise<void>;
+  /** The deadline timer, while one runs (model sends and signals, until recovery or takeover). */
   deadline: unknown;
   /** The deadline asked for at enqueue; operationTimeoutMs when absent. */
   timeoutMs: number | undefined;
-  interruptTimer: unknown;
   result: Deferred<OperationResult>;
   granted: Deferred<void>;
   detachAbort: (() => void) | undefined;
-  /** Set once a model send was handed to a human: the model's result already settled. */
-  handedOff: boolean;
 }
 
-export class OperationQueue {
-  private readonly options: QueueOptions;
-  private readonly pending: Operation[] = [];
-  private active: Operation | undefined;
+/** Granting, holding or recovering: the operation holds the slot. */
+function isActive(phase: OperationPhase): boolean {
+  return phase.kind === 'granting' || phase.kind === 'holding' || phase.kind === 'recovering';
+}
+
+export class OperationQueue<P = void> {
+  private readonly options: QueueOptions<P>;
+  private readonly pending: Operation<P>[] = [];
+  private active: Operation<P> | undefined;
   private nextId = 1;
   private dispatchCounter = 0;
   private state: 'ready' | 'blocked' | 'exited' | 'disposed' = 'ready';
   private blockedReason: string = QUEUE_MESSAGES.blocked;
 
-  constructor(options: QueueOptions) {
+  constructor(options: QueueOptions<P>) {
     this.options = options;
   }
 
@@ -194,7 +119,7 @@ export class OperationQueue {
     return this.active || this.pending.length > 0 ? 'busy' : 'ready';
   }
 
-  get holder(): OperationView | undefined {
+  get holder(): OperationView<P> | undefined {
     return this.active;
   }
 
@@ -210,7 +135,7 @@ export class OperationQueue {
   /** The id a browser may take over: an active, granted model send that is not recovering. */
   get takeoverId(): number | undefined {
     const op = this.active;
-    if (!op || op.kind !== 'model-send' || op.granting || op.grantedAt === undefined || op.recovering || op.state !== 'active') {
+    if (!op || op.kind !== 'model-send' || op.phase.kind !== 'holding') {
       return undefined;
     }
     return op.id;
@@ -226,7 +151,7 @@ export class OperationQueue {
    * the write's effect, so it must never complete an operation.
    */
   get stableDispatch(): number {
-    return this.active && (this.active.inflight > 0 || this.active.granting) ? -1 : this.dispatchCounter;
+    return this.active && (this.active.inflight > 0 || this.active.phase.kind === 'granting') ? -1 : this.dispatchCounter;
   }
 
   get idle(): boolean {
@@ -235,8 +160,9 @@ export class OperationQueue {
 
   // ---------------------------------------------------------------- admission
 
-  enqueue(kind: Exclude<OperationKind, 'human'>, options: { signal?: AbortSignal; timeoutMs?: number } = {}): OperationHandle {
-    const op = this.accept(kind, undefined, options.signal, options.timeoutMs);
+  /** Accept an operation with what it carries (`payload`: its input), which its grant hook gets back. */
+  enqueue(kind: Exclude<OperationKind, 'human'>, payload: P, options: { signal?: AbortSignal; timeoutMs?: number } = {}): OperationHandle {
+    const op = this.accept(kind, payload, undefined, options.signal, options.timeoutMs);
     return { id: op.id, kind, result: op.result.promise, cancel: () => this.cancel(op) };
   }
 
@@ -244,17 +170,17 @@ export class OperationQueue {
    * A human lease at an idle prompt. Refused unless the queue is completely idle: typing while another
    * operation holds the terminal must never become a hidden answer.
    */
-  beginHuman(): HumanLease {
+  beginHuman(payload: P): HumanLease {
     if (this.state === 'disposed') throw new QueueError('disposed', QUEUE_MESSAGES.disposed);
     if (this.state === 'blocked') throw new QueueError('blocked', this.blockedReason);
     if (this.state === 'exited') throw new QueueError('exited', QUEUE_MESSAGES.exited);
     if (!this.idle) throw new QueueError('busy', QUEUE_MESSAGES.busy);
-    const op = this.accept('human', 'idle', undefined);
+    const op = this.accept('human', payload, 'idle', undefined);
     return this.leaseOf(op);
   }
 
-  /** Hand the active model send to a human in place. */
-  takeover(id: number): HumanLease {
+  /** Hand the active model send to a human in place; the lease carries `payload` from now on. */
+  takeover(id: number, payload: P): HumanLease {
     const op = this.active;
     if (!op || op.id !== id || this.takeoverId !== id) {
       throw new QueueError('takeover-unavailable', QUEUE_MESSAGES.takeover);
@@ -262,7 +188,7 @@ export class OperationQueue {
     this.clearDeadline(op);
     op.detachAbort?.();
     op.detachAbort = undefined;
-    op.handedOff = true;
+    op.payload = payload;
     const modelResult = op.result;
     op.result = deferred<OperationResult>();
     op.granted = deferred<void>();
@@ -274,7 +200,7 @@ export class OperationQueue {
     return this.leaseOf(op);
   }
 
-  private accept(kind: OperationKind, origin: HumanOrigin | undefined, signal: AbortSignal | undefined, timeoutMs?: number): Operation {
+  private accept(kind: OperationKind, payload: P, origin: HumanOrigin | undefined, signal: AbortSignal | undefined, timeoutMs?: number): Operation<P> {
     if (this.state === 'disposed') throw new QueueError('disposed', QUEUE_MESSAGES.disposed);
     if (signal?.aborted) throw new QueueError('cancelled', 'the operation was cancelled before it was accepted');
     if (kind !== 'reset') {
@@ -283,26 +209,22 @@ export class OperationQueue {
     }
     const count = this.pending.length + (this.active ? 1 : 0);
     if (count >= this.options.maxQueuedOperations) throw new QueueError('queue-full', QUEUE_MESSAGES.full);
-    const op: Operation = {
+    const op: Operation<P> = {
       id: this.nextId++,
       kind,
       origin,
       acceptedAt: this.options.clock.now(),
       grantedAt: undefined,
       dispatch: -1,
-      recovering: false,
-      recoveryReason: undefined,
-      state: 'queued',
-      granting: false,
+      phase: { kind: 'queued' },
+      payload,
       inflight: 0,
       writeChain: Promise.resolve(),
       deadline: undefined,
       timeoutMs,
-      interruptTimer: undefined,
       result: deferred<OperationResult>(),
       granted: deferred<void>(),
       detachAbort: undefined,
-      handedOff: false,
     };
     if (signal) {
       const onAbort = () => this.cancel(op);
@@ -315,14 +237,14 @@ export class OperationQueue {
     return op;
   }
 
-  private leaseOf(op: Operation): HumanLease {
+  private leaseOf(op: Operation<P>): HumanLease {
     return {
       id: op.id,
       origin: op.origin ?? 'idle',
       granted: op.granted.promise,
       result: op.result.promise,
       get closed() {
-        return op.state === 'settled' || op.recovering;
+        return op.phase.kind === 'settled' || op.phase.kind === 'recovering';
       },
       input: (write) => this.append(op, write),
       interrupt: () => this.humanInterrupt(op),
@@ -341,9 +263,8 @@ export class OperationQueue {
       return;
     }
     this.active = next;
-    next.state = 'active';
+    next.phase = { kind: 'granting' };
     next.grantedAt = this.options.clock.now();
-    next.granting = true;
     if (next.kind === 'model-send' || next.kind === 'signal') {
       next.deadline = this.options.clock.setTimeout(() => this.startRecovery(next, 'timeout'), next.timeoutMs ?? this.options.operationTimeoutMs);
     }
@@ -355,8 +276,9 @@ export class OperationQueue {
     });
     grant.then(
       () => {
-        next.granting = false;
-        if (next.state !== 'active') return;
+        if (!isActive(next.phase)) return;
+        // A recovery started meanwhile stays in charge; otherwise the operation now holds the slot.
+        if (next.phase.kind === 'granting') next.phase = { kind: 'holding' };
         if (settleNow) {
           if (next.kind === 'reset') this.state = 'ready';
           next.granted.resolve();
@@ -373,8 +295,7 @@ export class OperationQueue {
         this.options.hooks.changed();
       },
       (error: unknown) => {
-        next.granting = false;
-        if (next.state !== 'active') return;
+        if (!isActive(next.phase)) return;
         next.granted.reject(error);
         if (error instanceof GrantRefused) {
           this.fail(next, error as unknown as QueueError);
@@ -389,7 +310,7 @@ export class OperationQueue {
   }
 
   /** Run one write on behalf of `op` as a new dispatch; writes of one operation never overlap. */
-  private runWrite(op: Operation, write: () => Promise<void> | void): Promise<void> {
+  private runWrite(op: Operation<P>, write: () => Promise<void> | void): Promise<void> {
     op.inflight += 1;
     const run = op.writeChain.then(async () => {
       this.dispatchCounter += 1;
@@ -399,18 +320,18 @@ export class OperationQueue {
     op.writeChain = run.catch(() => undefined);
     return run.finally(() => {
       op.inflight -= 1;
-      if (op.state === 'active' && op.inflight === 0 && op.recovering && op.interruptTimer === undefined) {
+      if (op.inflight === 0 && op.phase.kind === 'recovering' && op.phase.interrupt.kind === 'after-writes') {
         void this.deliverInterrupt(op);
       }
     });
   }
 
-  private append(op: Operation, write: () => Promise<void> | void): Promise<void> {
-    if (op.state !== 'active' || op.recovering || op.kind !== 'human' || op.granting) {
+  private append(op: Operation<P>, write: () => Promise<void> | void): Promise<void> {
+    if (op.phase.kind !== 'holding' || op.kind !== 'human') {
       return Promise.reject(new QueueError('lease-closed', QUEUE_MESSAGES.leaseClosed));
     }
     return this.runWrite(op, write).catch((error: unknown) => {
-      if (op.state === 'active') {
+      if (isActive(op.phase)) {
         const message = `writing to the terminal failed: ${describe(error)}; queue is blocked until reset: call shared_terminal_reset to replace the shell`;
         this.block(op, new QueueError('grant-failed', message), message);
       }
@@ -424,13 +345,15 @@ export class OperationQueue {
    */
   observe(kind: 'prompt' | 'stdin_read', dispatch: number, detail?: unknown): boolean {
     const op = this.active;
-    if (!op || op.state !== 'active' || op.granting || op.inflight > 0) return false;
-    if (dispatch !== op.dispatch || op.kind === 'reset') return false;
-    if (op.recovering) {
-      if (kind !== 'prompt' || op.interruptTimer === undefined) return false;
-      this.settle(op, { waitReason: op.recoveryReason ?? 'cancelled', detail });
+    if (!op || op.inflight > 0 || dispatch !== op.dispatch || op.kind === 'reset') return false;
+    const phase = op.phase;
+    if (phase.kind === 'recovering') {
+      // Only the prompt after the SIGINT ends a recovery.
+      if (kind !== 'prompt' || phase.interrupt.kind !== 'sent') return false;
+      this.settle(op, { waitReason: phase.reason, detail });
       return true;
     }
+    if (phase.kind !== 'holding') return false;
     if (kind === 'stdin_read' && op.kind !== 'model-send' && op.kind !== 'signal') return false;
     this.settle(op, { waitReason: kind, detail });
     return true;
@@ -461,9 +384,9 @@ export class OperationQueue {
 
   // ---------------------------------------------------------------- cancel and recovery
 
-  private cancel(op: Operation): void {
-    if (op.state === 'settled') return;
-    if (op.state === 'queued') {
+  private cancel(op: Operation<P>): void {
+    if (op.phase.kind === 'settled') return;
+    if (op.phase.kind === 'queued') {
       this.remove(op);
       op.granted.reject(new QueueError('cancelled', 'the operation was cancelled before it ran'));
       this.finish(op, { waitReason: 'cancelled' });
@@ -474,11 +397,10 @@ export class OperationQueue {
     this.startRecovery(op, 'cancelled');
   }
 
-  private startRecovery(op: Operation, reason: 'timeout' | 'cancelled'): void {
-    if (op.state !== 'active' || op.recovering) return;
+  private startRecovery(op: Operation<P>, reason: RecoveryReason): void {
+    if (op.phase.kind !== 'granting' && op.phase.kind !== 'holding') return;
     this.clearDeadline(op);
-    op.recovering = true;
-    op.recoveryReason = reason;
+    op.phase = { kind: 'recovering', reason, interrupt: { kind: 'after-writes' } };
     op.detachAbort?.();
     op.detachAbort = undefined;
     this.options.hooks.changed();
@@ -486,36 +408,38 @@ export class OperationQueue {
     if (op.inflight === 0) void this.deliverInterrupt(op);
   }
 
-  private async deliverInterrupt(op: Operation): Promise<void> {
-    if (op.state !== 'active' || op.interruptTimer !== undefined) return;
-    op.interruptTimer = this.options.clock.setTimeout(() => {
-      if (op.state !== 'active') return;
-      const message = `recovery failed after ${op.recoveryReason ?? 'cancel'}: the prompt did not come back within ${this.options.interruptTimeoutMs} ms of SIGINT; queue is blocked until reset: call shared_terminal_reset to replace the shell`;
+  private async deliverInterrupt(op: Operation<P>): Promise<void> {
+    const phase = op.phase;
+    if (phase.kind !== 'recovering' || phase.interrupt.kind !== 'after-writes') return;
+    const timer = this.options.clock.setTimeout(() => {
+      if (!isActive(op.phase)) return;
+      const message = `recovery failed after ${phase.reason === 'timeout' ? 'timeout' : 'cancel'}: the prompt did not come back within ${this.options.interruptTimeoutMs} ms of SIGINT; queue is blocked until reset: call shared_terminal_reset to replace the shell`;
       this.block(op, new QueueError('recovery-failed', message), QUEUE_MESSAGES.blocked);
     }, this.options.interruptTimeoutMs);
+    op.phase = { kind: 'recovering', reason: phase.reason, interrupt: { kind: 'sent', timer } };
     try {
       await this.options.hooks.interrupt(op);
     } catch (error) {
-      if (op.state !== 'active') return;
+      if (!isActive(op.phase)) return;
       const message = `recovery failed: SIGINT could not be delivered (${describe(error)}); queue is blocked until reset: call shared_terminal_reset to replace the shell`;
       this.block(op, new QueueError('recovery-failed', message), QUEUE_MESSAGES.blocked);
     }
   }
 
-  private async humanInterrupt(op: Operation): Promise<void> {
-    if (op.state !== 'active' || op.kind !== 'human') throw new QueueError('lease-closed', QUEUE_MESSAGES.leaseClosed);
+  private async humanInterrupt(op: Operation<P>): Promise<void> {
+    if (!isActive(op.phase) || op.kind !== 'human') throw new QueueError('lease-closed', QUEUE_MESSAGES.leaseClosed);
     // Let accepted input reach the terminal first, then interrupt; the lease stays until the prompt.
     await op.writeChain;
     await this.options.hooks.interrupt(op);
   }
 
-  private block(op: Operation, error: QueueError, reason: string): void {
+  private block(op: Operation<P>, error: QueueError, reason: string): void {
     this.state = 'blocked';
     this.blockedReason = reason;
     this.fail(op, error);
     for (const waiting of this.pending.filter((p) => p.kind !== 'reset')) {
       this.remove(waiting);
-      this.failQueued(waiting, new QueueError('blocked', reason));
+      this.fail(waiting, new QueueError('blocked', reason));
     }
     this.options.hooks.changed();
     this.pump();
@@ -523,8 +447,8 @@ export class OperationQueue {
 
   // ---------------------------------------------------------------- settling
 
-  private settle(op: Operation, settlement: Settlement, pumpAfter = true): void {
-    if (op.state === 'settled') return;
+  private settle(op: Operation<P>, settlement: Settlement, pumpAfter = true): void {
+    if (op.phase.kind === 'settled') return;
     if (this.active === op) this.active = undefined;
     this.finish(op, settlement);
     if (pumpAfter) {
@@ -533,48 +457,43 @@ export class OperationQueue {
     }
   }
 
-  private finish(op: Operation, settlement: Settlement): void {
-    if (op.state === 'settled') return;
-    op.state = 'settled';
+  private finish(op: Operation<P>, settlement: Settlement): void {
+    if (op.phase.kind === 'settled') return;
     this.clearTimers(op);
+    op.phase = { kind: 'settled' };
     op.detachAbort?.();
     op.detachAbort = undefined;
     op.granted.reject(new QueueError('cancelled', 'the operation ended before it was granted'));
     op.result.resolve({ ...settlement, queueTimeMs: this.queueTime(op) });
   }
 
-  private fail(op: Operation, error: QueueError | GrantRefused): void {
-    if (op.state === 'settled') return;
+  private fail(op: Operation<P>, error: QueueError | GrantRefused): void {
+    if (op.phase.kind === 'settled') return;
     if (this.active === op) this.active = undefined;
-    op.state = 'settled';
     this.clearTimers(op);
+    op.phase = { kind: 'settled' };
     op.detachAbort?.();
     op.detachAbort = undefined;
     op.granted.reject(error);
     op.result.reject(error);
   }
 
-  private failQueued(op: Operation, error: QueueError): void {
-    this.fail(op, error);
-  }
-
-  private remove(op: Operation): void {
+  private remove(op: Operation<P>): void {
     const index = this.pending.indexOf(op);
     if (index >= 0) this.pending.splice(index, 1);
   }
 
-  private clearDeadline(op: Operation): void {
+  private clearDeadline(op: Operation<P>): void {
     if (op.deadline !== undefined) this.options.clock.clearTimeout(op.deadline);
     op.deadline = undefined;
   }
 
-  private clearTimers(op: Operation): void {
+  private clearTimers(op: Operation<P>): void {
     this.clearDeadline(op);
-    if (op.interruptTimer !== undefined) this.options.clock.clearTimeout(op.interruptTimer);
-    op.interruptTimer = undefined;
+    if (op.phase.kind === 'recovering' && op.phase.interrupt.kind === 'sent') this.options.clock.clearTimeout(op.phase.interrupt.timer);
   }
 
-  private queueTime(op: Operation): number {
+  private queueTime(op: Operation<P>): number {
     return Math.max(0, Math.round((op.grantedAt ?? this.options.clock.now()) - op.acceptedAt));
   }
 }

@@ -5,8 +5,8 @@
  * Rows are archived as fast as a flood scrolls them out (and most are evicted again soon after), so the
  * archived form is cheap to make: the row's characters in one string plus its style runs as a short string
  * of (start, style id) pairs into a process-wide table of SGR openings. The styled text is built only
- * when a snapshot sends the row. Archiving this way took less than half the time of building the SGR text
- * at once (3.5 → 1.4 µs a flood row; bench/REPORT.md, 2b), and holds a row in fewer bytes.
+ * when a snapshot sends the row: cheaper than building the SGR text at once (bench/REPORT.md), and fewer
+ * bytes a row.
  */
 import type { IBufferCell, IBufferLine } from '@xterm/headless';
 

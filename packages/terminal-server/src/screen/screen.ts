@@ -11,6 +11,9 @@
  * up to `scrollbackLines` rows. Rows the emulator drops are counted through a marker, so output is parsed
  * in slices that cannot scroll past it.
  *
+ * Why one file past 500 lines: the archive, the emulator and the marker that counts dropped rows are one
+ * history; splitting them would expose row numbering between files (row-ansi.ts holds the style runs).
+ *
  * The screen is not re-entrant with its own writes: the generation runs every screen operation on one
  * serial chain, so a snapshot or a capture always sees a whole number of ingested chunks.
  */
@@ -19,7 +22,7 @@ import unicodeModule from '@xterm/addon-unicode11';
 import headless from '@xterm/headless';
 import type { IBufferCell, IMarker, Terminal as HeadlessTerminal } from '@xterm/headless';
 import { type ArchivedRow, archiveRow } from './row-ansi.ts';
-import { utf8Length, utf8Tail } from './utf8.ts';
+import { utf8Length, utf8Tail } from '../utf8.ts';
 import { answerTerminalQueries } from './terminal-queries.ts';
 
 const { Terminal } = headless;
@@ -83,13 +86,10 @@ export class CaptureHandle {
     this.startX = startX;
   }
 
-  /** Read the capture, up to `end` (where a prompt began) when given; the handle stays valid until dispose. */
+  /** Read the capture, up to `end` (where a prompt began) when given. Nothing is held: a capture is a
+   *  position in the continuous history, valid as long as its screen. */
   read(end?: { line: number; x: number }): CaptureResult {
     return this.screen.readCapture(this, end);
-  }
-
-  dispose(): void {
-    // Nothing is held: captures are positions in the continuous history.
   }
 }
 

@@ -12,10 +12,14 @@
  * - prompt: bash is back at its own prompt (a mark that counts, or, without marks, the kernel's word that
  *   bash is idle in its line editor and the terminal is quiet);
  * - stdin_read: a process holding the terminal is blocked reading it and it is not bash at its prompt.
+ *
+ * Why one file past 500 lines: the marks, the polls and the screen share one serial order (a mark counts
+ * where the screen parsed it). The gathering of evidence is the part to move out into a room of its own,
+ * once the evidence fixes under way have landed (moving it under them would hide their diffs).
  */
 import { EventEmitter } from 'node:events';
 import type { ForegroundInfo, ForegroundSignal, PtyExit, PtyHandle, PtyProvider } from '../pty/contract.ts';
-import { type Cursor, type CaptureHandle, Screen, type ScreenSnapshot } from '../screen/screen.ts';
+import { type Cursor, type CaptureHandle, type CaptureResult, Screen, type ScreenPage, type ScreenSnapshot } from '../screen/screen.ts';
 import { within } from '../time.ts';
 import { MarkerFilter, type ShellMarker, prepareShellLaunch } from '../shell/integration.ts';
 import { prepareRestore, runsBash } from '../shell/restore.ts';
@@ -46,6 +50,14 @@ export interface GenerationObserver {
   engineMayType(): boolean;
   prompt(dispatch: number, fact: PromptFact): void;
   inputWait(dispatch: number, wait: InputWait): void;
+}
+
+/** The visible screen as of one output sequence. */
+export interface GenerationView {
+  sequence: number;
+  viewport: string;
+  cursor: Cursor;
+  alternate: boolean;
 }
 
 /** Output as read from the PTY (shell markers taken out), numbered within its generation. */
@@ -93,8 +105,7 @@ const COMPACT_STEP_ROWS = 500;
 const CARRY_FLUSH_MS = 20;
 /** Characters handed to the emulator but not yet parsed, before the PTY stream is left unread. Small, as
  *  every snapshot (a view catching up with a flood) waits for what is queued, and a keystroke's echo in a
- *  flood is read only after everything before it: 32 Ki is ~5 ms of parse, and enough to keep the parser
- *  busy (the bench measured the same throughput as with 128 Ki). */
+ *  flood is read only after everything before it; large enough to keep the parser busy (bench/REPORT.md). */
 const MAX_PENDING_PARSE = 1 << 15;
 
 export class StartupError extends Error {
@@ -604,27 +615,31 @@ export class TerminalGeneration extends EventEmitter<GenerationEvents> {
     return this.atBoundary(() => ({ ...this.screen.snapshot(sequence, options), generation: this.generation }));
   }
 
-  /** Viewport, cursor and sequence as of the last parsed chunk. */
-  view(): Promise<{ sequence: number; viewport: string; cursor: Cursor; alternate: boolean }> {
+  /** Viewport, cursor and sequence as of the last chunk read. */
+  view(): Promise<GenerationView> {
     const sequence = this.sequenceNumber;
-    return this.atBoundary(() => ({
-      sequence,
-      viewport: this.screen.viewportText(),
-      cursor: this.screen.cursor(),
-      alternate: this.screen.alternate,
-    }));
+    return this.atBoundary(() => this.viewAt(sequence));
   }
 
-  readPage(offset: number, count: number, maxBytes: number): ReturnType<Screen['readPage']> extends infer R ? Promise<R> : never {
-    return this.atBoundary(() => this.screen.readPage(offset, count, maxBytes)) as never;
+  /** A page of history and the view it belongs to, read at one screen boundary (`sequence` names both). */
+  readPage(offset: number, count: number, maxBytes: number): Promise<{ view: GenerationView; page: ScreenPage & { truncated: boolean } }> {
+    const sequence = this.sequenceNumber;
+    return this.atBoundary(() => ({ view: this.viewAt(sequence), page: this.screen.readPage(offset, count, maxBytes) }));
   }
 
   beginCapture(): Promise<CaptureHandle> {
     return this.atBoundary(() => this.screen.beginCapture());
   }
 
-  readCapture(capture: CaptureHandle, end?: { line: number; x: number }): Promise<ReturnType<CaptureHandle['read']>> {
-    return this.atBoundary(() => capture.read(end));
+  /** An operation's output (up to `end`, where its prompt began) and the view it ended on, at one boundary. */
+  readCapture(capture: CaptureHandle, end?: { line: number; x: number }): Promise<{ view: GenerationView; capture: CaptureResult }> {
+    const sequence = this.sequenceNumber;
+    return this.atBoundary(() => ({ view: this.viewAt(sequence), capture: capture.read(end) }));
+  }
+
+  /** Call at a boundary where everything up to `sequence` is parsed. */
+  private viewAt(sequence: number): GenerationView {
+    return { sequence, viewport: this.screen.viewportText(), cursor: this.screen.cursor(), alternate: this.screen.alternate };
   }
 
   /** Move old history rows into the compact archive now (normally done after output is quiet). */

@@ -4,8 +4,8 @@
  * happened and what to do next.
  */
 import type { NoticeCode } from '../protocol/index.ts';
-import { TerminalError } from '../hub/owner.ts';
-import { QueueError } from '../queue/queue.ts';
+import { TerminalError } from '../errors.ts';
+import { QueueError } from '../queue/operation.ts';
 
 export const NOTICES = {
   busy: 'The terminal is busy with another operation: wait for it to finish, or use Take over input to answer a running command. Nothing was sent.',

@@ -11,8 +11,9 @@
  */
 import type { WebSocket } from 'ws';
 import type { TerminalConfig } from '../config.ts';
-import type { HumanSession, HumanSettled, OwnerState, OwnerTerminal } from '../hub/owner.ts';
-import type { Clock } from '../queue/clock.ts';
+import type { HumanSession, HumanSettled } from '../hub/human-session.ts';
+import type { OwnerState, OwnerTerminal } from '../hub/owner.ts';
+import type { Clock } from '../time.ts';
 import type { OutputEvent } from '../terminal/generation.ts';
 import {
   CloseCode,

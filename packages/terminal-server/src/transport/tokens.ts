@@ -4,7 +4,7 @@
  * by disposal). The store holds digests only; expired entries are pruned on a timer of the injected clock.
  */
 import type { OwnerTerminal } from '../hub/owner.ts';
-import type { Clock } from '../queue/clock.ts';
+import type { Clock } from '../time.ts';
 import { CodedError } from '../errors.ts';
 import { TOKEN_TTL_MS } from '../protocol/index.ts';
 import { digestOf, newSecret } from './secrets.ts';

@@ -15,9 +15,9 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import type { TerminalHub } from '../hub/hub.ts';
-import type { HumanSettled } from '../hub/owner.ts';
-import { type Clock, systemClock } from '../queue/clock.ts';
-import type { WaitReason } from '../queue/queue.ts';
+import type { HumanSettled } from '../hub/human-session.ts';
+import { type Clock, systemClock } from '../time.ts';
+import type { WaitReason } from '../queue/operation.ts';
 import { CloseCode, SUBPROTOCOL } from '../protocol/index.ts';
 import { checkUpgrade, normalizeOrigin, refuseUpgrade } from './fence.ts';
 import { CLOSE_REASONS } from './messages.ts';
@@ -201,7 +201,7 @@ export class TerminalTransport extends EventEmitter<TransportEvents> {
     }
     this.wss.handleUpgrade(req, socket, head, (ws) => {
       if (this.closing) {
-        ws.close(1001, CLOSE_REASONS.shutdown);
+        ws.close(CloseCode.goingAway, CLOSE_REASONS.shutdown);
         return;
       }
       this.startHeartbeat();

@@ -4,31 +4,18 @@
  *
  * - Snapshot first, then outputs with consecutive sequences. While a snapshot is being taken the view
  *   buffers outputs (it subscribed before asking), and drops those the snapshot already contains. The first
- *   snapshot carries the newest ATTACH_HISTORY_LINES of history (a reconnect shows its screen at once); a
- *   full one follows as soon as the view has parsed it.
- * - Pacing for a view that acks (what its renderer parsed): at most FLOW_WINDOW_CHARS of output is in
- *   flight; more is held, and once acks bring it under FLOW_RESUME_CHARS the held output follows. When
- *   more than HELD_MAX_CHARS pile up (a flood faster than the page can parse), the view drops them and
- *   skips ahead: its next frame is a snapshot of the current screen alone (a catch-up). Output waits for the
- *   catch-up's ack; if more came meanwhile than the catch-up weighed, another catch-up follows instead (at
- *   most ten a second: FLOOD_SCREEN_INTERVAL_MS), else the output does. The output that carries a typed
- *   key's echo (see expectEcho) or the shell's prompt brings a catch-up at once when it would wait for one
- *   or be dropped: a person sees the key, or the flood's end, without waiting for acks or the pace. Once
- *   output has been quiet for SETTLE_MS, one full snapshot gives it back the whole history. So a slow page
- *   never slows the program (nothing here pauses the shell), and a keystroke's echo or an interrupt's
- *   prompt waits behind at most a window of output, never behind the whole flood. tmux and mosh do the same.
- * - A view that does not ack has a bounded send queue: when the socket's buffered bytes would pass the
- *   limit the view stops sending output and, once the socket has drained, sends a fresh snapshot
- *   instead. Nothing here can grow memory without bound.
+ *   snapshot carries the newest ATTACH_HISTORY_LINES of history; the full one follows once the view has
+ *   parsed it, and a view that caught up without its history gets it once output is quiet (SETTLE_MS).
+ * - A view that acks is paced (pacing.ts: window, held output, catch-ups).
+ * - A view that does not ack has a bounded send queue: past the limit it stops sending output and, once
+ *   the socket has drained, sends a fresh snapshot instead. Nothing here grows memory without bound.
  *
  * It knows nothing of roles' rules or leases: the room decides those and tells the view its role.
  */
 import type { WebSocket } from 'ws';
-import { systemClock } from '../queue/clock.ts';
+import { type Clock, systemClock } from '../time.ts';
 import {
   CloseCode,
-  FLOW_RESUME_CHARS,
-  FLOW_WINDOW_CHARS,
   PROTOCOL_VERSION,
   encodeFrame,
   type NoticeCode,
@@ -38,6 +25,7 @@ import {
 } from '../protocol/index.ts';
 import type { OutputEvent, TerminalGeneration } from '../terminal/generation.ts';
 import { CLOSE_REASONS, NOTICES, closeReason } from './messages.ts';
+import { Pacer } from './pacing.ts';
 
 /** Bytes a view's socket may have queued (beyond its last snapshot) before it counts as behind. */
 export const SEND_QUEUE_BYTES = 1_048_576;
@@ -46,22 +34,14 @@ const MAX_EARLY_FRAMES = 32;
 /** Resyncs a view may ask for while its socket has not taken the last snapshot: past this it asks faster
  *  than it reads, and is closed (each would otherwise queue a whole snapshot). */
 export const MAX_UNREAD_RESYNCS = 16;
-/** Output held for a paced view (its window is full) beyond which it skips ahead to a catch-up snapshot. */
-export const HELD_MAX_CHARS = 65_536;
 /** Quiet time after which a view that caught up without its history gets the full snapshot. */
-export const SETTLE_MS = 250;
-/** Shortest time between two catch-ups of a flood (10 screens a second), screens a person waits for aside (see admit). */
-export const FLOOD_SCREEN_INTERVAL_MS = 100;
-/** How long a typed character's echo is looked for in a flood's output (see View.expectEcho). */
-const ECHO_WAIT_MS = 1000;
-/** History rows in a view's first snapshot. A page parses ~5 MB/s of coloured replay: a full 10,000-row
- *  history (~1.2 MB) is a quarter of a second before anything shows, the newest 500 rows ~10 ms. The rest
- *  follows in a full snapshot once the view has parsed the first one (the element swaps it in when parsed). */
+const SETTLE_MS = 250;
+/** History rows in a view's first snapshot: few enough to show at once, the rest follows in a full
+ *  snapshot once the view has parsed the first one (the bench report has the parse times). */
 export const ATTACH_HISTORY_LINES = 500;
 
 export type ViewPhase = 'attaching' | 'snapshotting' | 'live' | 'behind' | 'closed';
-/** Why the view closed: lifecycle closes (reset, disposal, shutdown) end control at once, others start grace. */
-/** Why a view went away. `left`: the browser closed it on purpose (1001, going away: the page was closed,
+/** Why a view went away (lifecycle closes, reset, disposal, shutdown, end control at once; others start grace). `left`: the browser closed it on purpose (1001, going away: the page was closed,
  *  reloaded or navigated), as opposed to `network`, a connection that dropped. */
 export type CloseKind = 'network' | 'left' | 'protocol' | 'lifecycle' | 'moved';
 
@@ -120,23 +100,7 @@ export class View {
   /** A client resync waits for the socket to take what is queued (see requestResync); how many came. */
   private resyncWaiting = 0;
   private statusDirty = false;
-  // pacing (a view that acks)
-  private acking = false;
-  private unacked: { sequence: number; chars: number }[] = [];
-  private unackedChars = 0;
-  private held: OutputEvent[] = [];
-  private heldChars = 0;
-  /** Held output was dropped: the next thing this view gets is a catch-up snapshot. */
-  private skipping = false;
-  /** The last character a person typed, while its echo is awaited (see expectEcho). */
-  private awaitedEcho: { ch: string; until: number } | undefined;
-  /** Awaited output (an echo, the prompt) is held (window full): dropping that output sends a catch-up. */
-  private awaitedHeld = false;
-  /** Size of the catch-up snapshot the view has not acked yet (0: none). Output waits for that ack. */
-  private catchUpInFlight = 0;
-  /** When the last catch-up went out, and the timer that sends the next one at the flood's pace. */
-  private lastCatchUpAt = -Infinity;
-  private paceTimer: unknown;
+  private readonly pacer: Pacer;
   /** The view's history was cut short by a catch-up: a full snapshot follows once output is quiet. */
   private partial = false;
   /** The first snapshot held the newest history alone: the full one follows as soon as the view acks it. */
@@ -147,16 +111,22 @@ export class View {
   private snapshots = 0;
   private resyncs = 0;
   private catchUps = 0;
-  private skippedChars = 0;
   private outputsSent = 0;
 
   private readonly scrollbackLines: number;
-  /** Pacing follows the page's real parse speed, so its quiet timer runs on real time (the injected clock
-   *  of the transport is for tokens, grace and heartbeats). */
-  private readonly clock = systemClock;
+  /** Pacing follows the page's real parse speed, so its timers run on real time (the transport's injected
+   *  clock is for tokens, grace and heartbeats). */
+  private readonly clock: Clock;
 
-  constructor(options: { id: number; ownerId: string; ws: WebSocket; host: ViewHost; now: number; scrollbackLines: number }) {
+  constructor(options: { id: number; ownerId: string; ws: WebSocket; host: ViewHost; now: number; scrollbackLines: number; paceClock?: Clock }) {
     this.scrollbackLines = options.scrollbackLines;
+    this.clock = options.paceClock ?? systemClock;
+    this.pacer = new Pacer(this.clock, {
+      send: (event) => this.sendOutput(event),
+      catchUp: () => {
+        if (this.currentPhase === 'live') void this.refresh({ reason: 'catch-up' });
+      },
+    });
     this.id = options.id;
     this.ownerId = options.ownerId;
     this.ws = options.ws;
@@ -194,13 +164,13 @@ export class View {
       phase: this.currentPhase,
       bufferedAmount: this.ws.bufferedAmount,
       peakBufferedAmount: this.peakBuffered,
-      unackedChars: this.unackedChars,
-      holding: this.held.length > 0 || this.skipping,
-      heldChars: this.heldChars,
+      unackedChars: this.pacer.inFlight,
+      holding: this.pacer.behind,
+      heldChars: this.pacer.heldChars,
       snapshots: this.snapshots,
       resyncs: this.resyncs,
       catchUps: this.catchUps,
-      skippedChars: this.skippedChars,
+      skippedChars: this.pacer.skippedChars,
       partial: this.partial,
       outputsSent: this.outputsSent,
       lastSeen: this.lastSeen,
@@ -215,7 +185,7 @@ export class View {
     if (!this.attached) {
       // Frames sent before the snapshot wait for it (a reconnecting controller may ack or ping at once).
       if (this.early.length >= MAX_EARLY_FRAMES) {
-        this.close(1008, 'protocol', CLOSE_REASONS.early);
+        this.close(CloseCode.protocolError, 'protocol', CLOSE_REASONS.early);
         return;
       }
       this.early.push(text);
@@ -271,21 +241,13 @@ export class View {
     });
     // The screen is rebuilt from this: what was unacknowledged or held no longer matters, but the replay
     // itself is in flight until the view acks its sequence.
-    this.resetFlow();
-    if (this.acking) {
-      this.unacked.push({ sequence: snapshot.sequence, chars: replay.length });
-      this.unackedChars = replay.length;
-    }
+    this.pacer.snapshotSent(snapshot.sequence, replay.length, catchUp);
     // A catch-up leaves the history out: the full snapshot follows once output has been quiet. A first
     // snapshot cut at ATTACH_HISTORY_LINES gets the rest right after its ack (or, from a view that does not
     // ack, after the same quiet time).
     this.backfill = first && snapshot.historyLines === ATTACH_HISTORY_LINES && snapshot.truncated;
     this.partial = catchUp || this.backfill;
-    if (catchUp) {
-      this.catchUps += 1;
-      this.lastCatchUpAt = this.clock.now();
-    }
-    if (catchUp && this.acking) this.catchUpInFlight = replay.length;
+    if (catchUp) this.catchUps += 1;
     this.lastSequence = snapshot.sequence;
     this.sendLimit = SEND_QUEUE_BYTES + replay.length;
     this.snapshots += 1;
@@ -331,90 +293,13 @@ export class View {
     }
     if (event.sequence <= this.lastSequence) return; // the snapshot already has it
     if (this.partial) this.armSettle();
-    if (this.acking && !this.admit(event)) return;
+    if (!this.pacer.admit(event)) return;
     this.sendOutput(event);
   }
 
-  /**
-   * A person typed `input`: while this view takes catch-ups, the screen that carries the echo goes out as
-   * soon as the server reads it, without waiting for the catch-up in flight to be acked (a person typing into
-   * a flood sees each key one screen sooner; a stray match, such as the same character in the flood, costs
-   * one screen). Only the last printable character is looked for, for at most ECHO_WAIT_MS.
-   */
+  /** A person typed `input`: the screen that carries its echo does not wait for the flood's pace. */
   expectEcho(input: string): void {
-    const printable = [...input].filter((ch) => ch >= ' ' && ch !== '\x7f').at(-1);
-    this.awaitedEcho = printable === undefined ? undefined : { ch: printable, until: this.clock.now() + ECHO_WAIT_MS };
-  }
-
-  /** Whether this output carries the awaited echo (then it is no longer awaited: one screen per key). */
-  private echoArrived(event: OutputEvent): boolean {
-    const awaited = this.awaitedEcho;
-    if (!awaited) return false;
-    if (this.clock.now() > awaited.until) {
-      this.awaitedEcho = undefined;
-      return false;
-    }
-    if (!event.data.includes(awaited.ch)) return false;
-    this.awaitedEcho = undefined;
-    return true;
-  }
-
-  /**
-   * Whether a paced view may get this output now; if not it is held, or dropped once too much is held.
-   *
-   * Two kinds of output are what a person waits to see, and their screen does not wait for the flood's
-   * pace: a typed key's echo, and the prompt back (a flood ended or was interrupted). An echo also goes
-   * without the ack of a catch-up in flight (a key typed into a flood shows on the next screen). A prompt
-   * that finds a catch-up in flight but nothing dropped waits for its ack like any output (the page is
-   * about to ack; another screen would cost it more than the little output held meanwhile).
-   */
-  private admit(event: OutputEvent): boolean {
-    const echo = this.echoArrived(event); // asked once per chunk: it stops looking once the echo came
-    const awaited = echo || event.prompt === true;
-    if (this.skipping ? awaited : echo && this.catchUpInFlight > 0) {
-      // Output that waits for a catch-up, or would be dropped: the screen that carries it goes at once.
-      this.skipAhead();
-      this.skippedChars += event.data.length;
-      this.catchUpNow();
-      return false;
-    }
-    if (this.skipping) {
-      this.skippedChars += event.data.length;
-      return false;
-    }
-    const fits = this.unackedChars === 0 || this.unackedChars + event.data.length <= FLOW_WINDOW_CHARS;
-    if (this.held.length === 0 && fits && this.catchUpInFlight === 0) return true;
-    // Held behind a full window or a catch-up: it goes out with the held output, or, if that is dropped,
-    // at once.
-    if (awaited) this.awaitedHeld = true;
-    this.held.push(event);
-    this.heldChars += event.data.length;
-    // Faster than the page parses: drop what is held and catch up from the screen when it has room.
-    if (this.heldChars > HELD_MAX_CHARS) this.skipAhead();
-    return false;
-  }
-
-  /** Drop the held output: the view's next frame is a catch-up snapshot (at once if it held awaited output). */
-  private skipAhead(): void {
-    this.skippedChars += this.heldChars;
-    this.held = [];
-    this.heldChars = 0;
-    this.skipping = true;
-    if (this.awaitedHeld) {
-      this.awaitedHeld = false;
-      this.catchUpNow();
-    }
-  }
-
-  /**
-   * A catch-up now, for awaited output (a typed key's echo, the prompt back) the page would otherwise see
-   * only with the next paced one: not waiting for the ack of what is in flight. Run after the generation
-   * has queued the chunk that carries it for its screen (the output event comes before that).
-   */
-  private catchUpNow(): void {
-    queueMicrotask(() => {
-      if (this.currentPhase === 'live') void this.refresh({ reason: 'catch-up' });
-    });
+    this.pacer.expectEcho(input);
   }
 
   private sendOutput(event: OutputEvent): void {
@@ -426,10 +311,7 @@ export class View {
     this.rawSend(frame);
     this.lastSequence = event.sequence;
     this.outputsSent += 1;
-    if (this.acking) {
-      this.unacked.push({ sequence: event.sequence, chars: event.data.length });
-      this.unackedChars += event.data.length;
-    }
+    this.pacer.sent(event.sequence, event.data.length);
   }
 
   sendRole(frame: RoleFrame): void {
@@ -511,70 +393,14 @@ export class View {
   /** The view's renderer parsed every output up to `sequence` (from now on the view is paced). */
   ack(sequence: number): void {
     if (sequence > this.lastSequence) return; // not something this socket was sent (a stale ack)
-    this.acking = true;
-    while (this.unacked.length > 0 && this.unacked[0]!.sequence <= sequence) {
-      this.unackedChars -= this.unacked.shift()!.chars;
-    }
-    if (this.currentPhase !== 'live' || this.unackedChars > FLOW_RESUME_CHARS) return;
-    if (this.backfill && !this.skipping && this.unackedChars === 0) {
+    this.pacer.acked(sequence);
+    if (this.currentPhase !== 'live' || !this.pacer.resumable) return;
+    if (this.backfill && !this.pacer.skipping && this.pacer.inFlight === 0) {
       this.backfill = false;
       void this.refresh({ reason: 'backfill' });
       return;
     }
-    if (this.catchUpInFlight > 0) {
-      // Everything waits for the catch-up's own ack (an older ack can still arrive after it was sent).
-      if (this.unackedChars > 0) return;
-      // It is parsed. If more output came meanwhile than the snapshot weighed, the flood goes on: another
-      // screen costs the page less than that output would (and shows the same), so the page gets screens
-      // (at the flood's pace, see nextFloodScreen) instead of output it would draw and throw away.
-      const snapshotChars = this.catchUpInFlight;
-      this.catchUpInFlight = 0;
-      if (this.heldChars > snapshotChars) this.skipAhead();
-    }
-    if (this.skipping) {
-      this.nextFloodScreen();
-      return;
-    }
-    while (this.held.length > 0) {
-      const next = this.held[0]!;
-      if (this.unackedChars > 0 && this.unackedChars + next.data.length > FLOW_WINDOW_CHARS) break;
-      this.held.shift();
-      this.heldChars -= next.data.length;
-      this.sendOutput(next);
-    }
-    if (this.held.length === 0) this.awaitedHeld = false; // it went out with the held output
-  }
-
-  /**
-   * The next catch-up of a flood, at most one per FLOOD_SCREEN_INTERVAL_MS. The page could take one per
-   * frame it draws, but a flood's screens are a blur to a person, and on a small machine every screen the
-   * page parses and draws is CPU the program, the shell's echo and the server do not get. A screen that
-   * carries a typed key's echo or the prompt back does not wait for this pace (see admit).
-   */
-  private nextFloodScreen(): void {
-    if (this.paceTimer !== undefined) return;
-    const wait = this.lastCatchUpAt + FLOOD_SCREEN_INTERVAL_MS - this.clock.now();
-    if (wait <= 0) {
-      void this.refresh({ reason: 'catch-up' });
-      return;
-    }
-    this.paceTimer = this.clock.setTimeout(() => {
-      this.paceTimer = undefined;
-      if (this.skipping && this.catchUpInFlight === 0 && this.unackedChars === 0 && this.currentPhase === 'live') {
-        void this.refresh({ reason: 'catch-up' });
-      }
-    }, wait);
-  }
-
-  private resetFlow(): void {
-    this.unacked = [];
-    this.unackedChars = 0;
-    this.held = [];
-    this.heldChars = 0;
-    this.skipping = false;
-    this.awaitedHeld = false;
-    this.catchUpInFlight = 0;
-    this.backfill = false;
+    this.pacer.resume();
   }
 
   /** (Re)start the quiet timer after which a view without its history gets the full snapshot. */
@@ -583,7 +409,7 @@ export class View {
     this.settleTimer = this.clock.setTimeout(() => {
       this.settleTimer = undefined;
       if (!this.partial || this.currentPhase !== 'live') return;
-      if (this.skipping || this.unackedChars > FLOW_RESUME_CHARS) {
+      if (this.pacer.skipping || !this.pacer.resumable) {
         // Still catching up: the catch-up's own ack decides; look again after another quiet spell.
         this.armSettle();
         return;
@@ -608,18 +434,17 @@ export class View {
 
   /** The socket closed on its own (network, client close). */
   socketClosed(code?: number): void {
-    if (!this.closed) this.markClosed(code === 1001 ? 'left' : 'network');
+    if (!this.closed) this.markClosed(code === CloseCode.goingAway ? 'left' : 'network');
   }
 
   private markClosed(kind: CloseKind): void {
     this.currentPhase = 'closed';
     this.pending = [];
     this.early = [];
-    this.resetFlow();
+    this.pacer.dispose();
+    this.backfill = false;
     if (this.settleTimer !== undefined) this.clock.clearTimeout(this.settleTimer);
     this.settleTimer = undefined;
-    if (this.paceTimer !== undefined) this.clock.clearTimeout(this.paceTimer);
-    this.paceTimer = undefined;
     this.host.closed(this, kind);
   }
 

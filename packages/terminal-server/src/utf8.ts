@@ -1,9 +1,25 @@
-/** UTF-8 helpers that never split a character. */
+/**
+ * The one UTF-8 room: byte lengths, suffixes cut on a code point, well-formed strings. Runtime-free (no
+ * Buffer, no DOM), so the protocol, which the browser imports, uses it too.
+ */
 
-const encoder = new TextEncoder();
-
+/** Bytes of `text` in UTF-8; a lone surrogate counts as the replacement character it encodes to (3). */
 export function utf8Length(text: string): number {
-  return Buffer.byteLength(text, 'utf8');
+  let bytes = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x80) bytes += 1;
+    else if (c < 0x800) bytes += 2;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length && isLowSurrogate(text.charCodeAt(i + 1))) {
+      bytes += 4;
+      i++;
+    } else bytes += 3;
+  }
+  return bytes;
+}
+
+function isLowSurrogate(code: number): boolean {
+  return code >= 0xdc00 && code <= 0xdfff;
 }
 
 /**
@@ -19,7 +35,7 @@ export function utf8Tail(text: string, maxBytes: number): { text: string; cut: b
     const code = text.charCodeAt(index - 1);
     let width: number;
     let step = 1;
-    if (code >= 0xdc00 && code <= 0xdfff && index >= 2) {
+    if (isLowSurrogate(code) && index >= 2) {
       const high = text.charCodeAt(index - 2);
       if (high >= 0xd800 && high <= 0xdbff) {
         width = 4;
@@ -37,5 +53,5 @@ export function utf8Tail(text: string, maxBytes: number): { text: string; cut: b
 
 /** Replace lone surrogates so that every string we emit encodes to valid UTF-8 and back. */
 export function wellFormed(text: string): string {
-  return (text as unknown as { toWellFormed?: () => string }).toWellFormed?.() ?? Buffer.from(encoder.encode(text)).toString('utf8');
+  return (text as unknown as { toWellFormed?: () => string }).toWellFormed?.() ?? new TextDecoder().decode(new TextEncoder().encode(text));
 }

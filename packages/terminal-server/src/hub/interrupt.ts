@@ -1,0 +1,37 @@
+/**
+ * How an interrupt gets the prompt back: SIGINT to the group in front, then, for a while, to each new
+ * group that comes to the front while the operation still holds the terminal.
+ *
+ * One SIGINT does not always end a command line: in a loop of short programs (`while :; do cat f; done`)
+ * it can land in a child bash has forked and not yet exec'd, which then exits normally and the loop goes
+ * on (a real Ctrl-C loses the same race). On a starved CPU a loop's children spend most of their life
+ * there, so the follow lasts as long as a recovery may (the default interruptTimeoutMs). The shell itself
+ * is never signalled here.
+ */
+import type { TerminalGeneration } from '../terminal/generation.ts';
+
+const FOLLOW_MS = 5000;
+/** A new group in front is looked for at most this often, and at most FOLLOW_MAX of them are signalled. */
+const FOLLOW_POLL_MS = 50;
+const FOLLOW_MAX = 100;
+
+/** SIGINT to the foreground group of `generation`; `stillHolding` says whether to go on following. */
+export async function interruptForeground(generation: TerminalGeneration, stillHolding: () => boolean): Promise<void> {
+  if (generation.status.kind !== 'running') throw new Error('terminal is exited');
+  const group = await generation.signalForeground('SIGINT');
+  if (group !== generation.pid) void follow(generation, group, stillHolding);
+}
+
+async function follow(generation: TerminalGeneration, signalled: number, stillHolding: () => boolean): Promise<void> {
+  const until = performance.now() + FOLLOW_MS;
+  let last = signalled;
+  for (let extra = 0; extra < FOLLOW_MAX && performance.now() < until; ) {
+    await new Promise((resolve) => setTimeout(resolve, FOLLOW_POLL_MS).unref());
+    if (!stillHolding()) return;
+    const front = await generation.foregroundGroup();
+    if (front === undefined || front === generation.pid || front === last) continue;
+    if (!stillHolding()) return; // the inspection took a moment: the prompt may be back
+    last = await generation.signalForeground('SIGINT').catch(() => last);
+    extra += 1;
+  }
+}
