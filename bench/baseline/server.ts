@@ -196,8 +196,13 @@ serveRpc(
     async floorReaderTimes({ text, n }: { text: string; n: number }) {
       const f = await floorTerminal();
       const times: number[] = [];
-      for (let i = 0; i < n; i++) times.push(await f.readerSeen(text, `answer-${i}`));
-      return { times };
+      let missed = 0;
+      for (let i = 0; i < n; i++) {
+        const seen = await f.readerSeen(text, `answer-${i}`);
+        if (seen === null) missed += 1;
+        else times.push(seen);
+      }
+      return { times, missed };
     },
     /** The floor: `command` prints `bytes` bytes then `doneText`; how fast a bare PTY reads it. */
     async floorReadRate({ command, doneText, bytes }: { command: string; doneText: string; bytes: number }) {

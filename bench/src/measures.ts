@@ -299,7 +299,7 @@ export async function toolRun(context: BenchContext, n: number) {
     const childWait = await context.product.call<{ times: number[]; reasons: string[] }>('inputWaitTimes', { owner, text: 'head -n 1', n: waits });
     // The floor (bench/baseline/floor.ts): the same bash on a bare PTY, in the same run.
     const floorSend = await context.baseline.call<{ times: number[] }>('floorPromptTimes', { text: 'true', n });
-    const floorReader = await context.baseline.call<{ times: number[] }>('floorReaderTimes', { text: 'read x', n: waits });
+    const floorReader = await context.baseline.call<{ times: number[]; missed: number }>('floorReaderTimes', { text: 'read x', n: waits });
     const pollingSend = await context.baseline.call<{ times: number[]; outcomes: string[] }>('pollingSendTimes', { text: 'true', n });
     // The original's rule never sees bash's own `read` (one try, bounded at 2 s instead of its 30 s deadline)...
     const pollingShellRead = await context.baseline.call<{ times: number[]; outcomes: string[] }>('pollingInputWaitTimes', { text: 'read x', n: 1, timeoutMs: 2000 });

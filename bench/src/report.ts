@@ -29,7 +29,7 @@ export interface RawResults {
       childWait: { times: number[]; reasons: string[] };
       /** The floor (bench/baseline/floor.ts): write to prompt, and bash seen reading (older results lack them). */
       floorSend?: { times: number[] };
-      floorReader?: { times: number[] };
+      floorReader?: { times: number[]; missed?: number };
       pollingSend: { times: number[]; outcomes: string[] };
       pollingShellRead: { times: number[]; outcomes: string[] };
       pollingChildWait: { times: number[]; outcomes: string[] };
@@ -223,6 +223,7 @@ export function judge(raw: RawResults): Verdict[] {
     const floorReaderTimes = flat(m.tools.map((r) => r.floorReader?.times ?? []));
     const floorSend = floorSendTimes.length ? summarize(floorSendTimes) : undefined;
     const floorReader = floorReaderTimes.length ? summarize(floorReaderTimes) : undefined;
+    const floorReaderMissed = m.tools.reduce((sum, r) => sum + (r.floorReader?.missed ?? 0), 0);
     const shellReadOutcomes = [...new Set(flat(m.tools.map((r) => r.pollingShellRead.outcomes)))];
     const waitReasons = [...new Set(flat(m.tools.map((r) => [...r.wait.reasons, ...r.childWait.reasons])))];
     const sendRatio = floorSend ? within(send.p50, floorSend.p50, 2) : undefined;
@@ -254,7 +255,7 @@ export function judge(raw: RawResults): Verdict[] {
       met: waitRatio ? waitRatio.met : null,
       margin: waitRatio ? underLimit(waitRatio.ratio, 2) : 'no floor in this run',
       details: [
-        `n ${wait.n} (reasons ${waitReasons.join(', ')}); the earlier absolute goal, p50 ≤ 100 ms: ${wait.p50 <= 100 ? 'within' : 'over'} it (observation)`,
+        `n ${wait.n} (reasons ${waitReasons.join(', ')})${floorReaderMissed ? `; the floor's loop missed the reader ${floorReaderMissed} times in 10 s (left out of its figure)` : ''}; the earlier absolute goal, p50 ≤ 100 ms: ${wait.p50 <= 100 ? 'within' : 'over'} it (observation)`,
         `a child reader (\`head -n 1\`): p50 ${ms(childWait.p50)}; the 50 ms polling model: \`read x\` ${shellReadOutcomes.includes('stdin_read') ? 'seen' : 'never seen (bash itself reads; the original ends by its 30 s deadline)'}, \`head -n 1\` p50 ${ms(pollingChild.p50)}`,
       ],
       why:
