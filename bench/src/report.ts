@@ -172,6 +172,7 @@ export function judge(raw: RawResults): Verdict[] {
     const short = (s: ReturnType<typeof echoSamples>) => `p50 ${ms(s.summary.p50)}, p99 ${s.summary.p99 >= MISSED_ECHO_MS ? '≥ ' : ''}${ms(s.summary.p99)}`;
     const painted = (s: ReturnType<typeof echoSamples>) => `next frame drawn p50 ${ms(s.painted.p50)}, p99 ${s.painted.p99 >= MISSED_ECHO_MS ? '≥ ' : ''}${ms(s.painted.p99)}`;
     const idleMet = pi.summary.p50 <= 10 && pi.summary.p99 <= 30;
+    const idleTail = slowestHundredth(m.echo.product!.idle);
     verdicts.push({
       id: 'echo-idle',
       title: '2a. Keystroke echo at an idle prompt',
@@ -186,7 +187,8 @@ export function judge(raw: RawResults): Verdict[] {
         `the key left on the socket ${ms(pi.sends)} after keydown, its echo arrived at ${ms(pi.arrivals)} (plain pipe ${ms(bi.sends)} / ${ms(bi.arrivals)})`,
         `each run's first key (it opens the person's lease): ${pi.firstKeys.map((v) => ms(v)).join(', ')}`,
       ],
-      why: "The echo goes through the same socket and PTY as the plain pipe's, plus one lease message on a run's first key; the p99 of a few hundred keys is set by those first keys and the machine's load, which hits both systems alike.",
+      why:
+        `The echo goes through the same socket and PTY as the plain pipe's, plus one lease message on a run's first key. The slowest 1% of the keys (${idleTail.keys}) had their echo read by the server a median ${ms(idleTail.read)} after keydown and needed ${ms(idleTail.page)} more in the page, so ${idleTail.read > idleTail.page ? 'their time went before the echo reached the server (the key\'s frame, the write to the PTY, bash on a loaded machine)' : 'their time went in the page'}; the load average after this measure was ${raw.load.samples['echo']?.[0] ?? 'not sampled'}.`,
       figures: { product: pi, baseline: bi },
     });
     const tail = slowestHundredth(m.echo.product!.flood);
@@ -478,7 +480,7 @@ function manyVerdicts(many: NonNullable<RawResults['measurements']['many']>): Ve
       met: null,
       margin: recommended !== undefined ? `recommendation: maxSessions ${recommended} with one flood at a time` : 'no count kept it',
       details: kept.map((k) => `${k.floods} flooding: ${k.count === undefined ? `no tested count kept the echo p99 within ${MANY_ECHO_P99_MS} ms` : `kept up to ${k.count}${k.count === Math.max(...k.tested) ? ' (the largest tested)' : ''}`}`),
-      why: 'The count of idle terminals is not what moves the echo: floods running at once are (8a). The recommendation is the largest count tested that kept the bound with one terminal flooding, the common case of an agent running a build while others wait; several floods at once exceed the bound at any count on 2 cores.',
+      why: `The count of idle terminals is not what moves the echo: floods running at once are (8a). The recommendation is the largest count tested that kept the bound with one terminal flooding, the common case of an agent running a build while others wait. With 4 floods the echo p99 was ${cells.filter((c) => c.floods === 4).map((c) => `${ms(echoP99(c.echo))} at ${c.terminals}`).join(', ')} terminals: a single cell's p99 of ${cells[0]?.echo.latencies.length ?? 0} keys moves with the machine's load by more than the count moves it.`,
       figures: { kept, recommended },
     });
   }
