@@ -20,6 +20,7 @@ import { serveRpc } from '../src/rpc.ts';
 import { rssOf, settledMemory, wallNow } from '../src/proc.ts';
 import { historyCommand } from '../src/content.ts';
 import { PollingDriver, type PollingOutcome } from './polling-driver.ts';
+import { Floor } from './floor.ts';
 
 const require = createRequire(import.meta.url);
 const xtermRoot = dirname(require.resolve('@xterm/xterm/package.json'));
@@ -118,6 +119,13 @@ async function pollingDriver(): Promise<PollingDriver> {
   return driver;
 }
 
+let floor: Floor | undefined;
+async function floorTerminal(): Promise<Floor> {
+  floor ??= new Floor({ cwd, rows, cols });
+  await floor.ready;
+  return floor;
+}
+
 async function timedRuns(n: number, run: () => Promise<PollingOutcome>, after?: () => Promise<unknown>) {
   const times: number[] = [];
   const outcomes = new Set<PollingOutcome>();
@@ -176,6 +184,30 @@ serveRpc(
         () => d.run('answer', { timeoutMs: 10_000 }),
       );
     },
+    /** The floor (floor.ts): `text` written until the next prompt, `n` times after one untimed warm-up. */
+    async floorPromptTimes({ text, n }: { text: string; n: number }) {
+      const f = await floorTerminal();
+      await f.writeToPrompt(text);
+      const times: number[] = [];
+      for (let i = 0; i < n; i++) times.push(await f.writeToPrompt(text));
+      return { times };
+    },
+    /** The floor: `text` (bash's own `read x`) written until /proc shows bash reading the terminal. */
+    async floorReaderTimes({ text, n }: { text: string; n: number }) {
+      const f = await floorTerminal();
+      const times: number[] = [];
+      let missed = 0;
+      for (let i = 0; i < n; i++) {
+        const seen = await f.readerSeen(text, `answer-${i}`);
+        if (seen === null) missed += 1;
+        else times.push(seen);
+      }
+      return { times, missed };
+    },
+    /** The floor: `command` prints `bytes` bytes then `doneText`; how fast a bare PTY reads it. */
+    async floorReadRate({ command, doneText, bytes }: { command: string; doneText: string; bytes: number }) {
+      return (await floorTerminal()).readRate(command, doneText, bytes);
+    },
     /** Reset under the polling model: end the shell, start a new one, wait for its first prompt. */
     async pollingResetTimes({ n, lines }: { n: number; lines: number }) {
       const times: number[] = [];
@@ -192,6 +224,7 @@ serveRpc(
     },
     async shutdown() {
       await driver?.kill();
+      await floor?.kill();
       await Promise.all([...terms.keys()].map((id) => new Promise<void>((resolve) => { const t = terms.get(id); if (!t) return resolve(); t.pty.onExit(() => resolve()); t.pty.kill('SIGHUP'); })));
       for (const ws of wss.clients) ws.terminate();
       wss.close();

@@ -73,3 +73,11 @@ export function backgroundFloodCommand(files: ContentFiles, seconds: number, pid
 export function foregroundFloodCommand(files: ContentFiles): string {
   return `while :; do cat ${files.flood}; done`;
 }
+
+/** The line that ends the drain stream (printed through a format, so the echoed command lacks it). */
+export const DRAIN_DONE_TEXT = 'bench-drain-done';
+
+/** The flood file `repeats` times in the foreground, then the done line: what a terminal with no page drains. */
+export function drainCommand(files: ContentFiles, repeats: number): string {
+  return `for i in $(seq ${repeats}); do cat ${files.flood}; done; printf 'bench-%s-done\\n' drain`;
+}

@@ -4,8 +4,9 @@
  * (alternating product and baseline so that machine noise hits both), then writes bench/results.json and
  * bench/REPORT.md.
  *
- * Options: --runs N (default 3), --only a,b (throughput, echo, tools, reconnect, memory, interrupt,
- * history), --keys N (keys per echo run, default 100), --no-write (print only), --raw FILE (write only the raw
+ * Options: --runs N (default 3), --only a,b (throughput, echo, tools, drain, reconnect, memory, interrupt,
+ * history, many), --keys N (keys per echo run, default 100), --many-keys N (per many-terminals cell, default
+ * 150), --many-counts 1,8,32,64,128 (terminal counts of that measure), --no-write (print only), --raw FILE (write only the raw
  * samples to FILE, for A/B work), --from results.json (only
  * rewrite REPORT.md from an earlier run's raw samples).
  */
@@ -16,13 +17,14 @@ import { chromium } from 'playwright-core';
 import { chromiumLaunchOptions } from '@shared-terminal/test-support/chromium';
 import { writeContent } from './content.ts';
 import { RpcChild } from './rpc.ts';
-import { echoReadFloorRun, echoRun, historyToolsRun, interruptRun, memoryRun, reconnectRun, throughputRun, toolRun, type BenchContext, type EchoRun } from './measures.ts';
+import { drainRun, echoReadFloorRun, echoRun, historyToolsRun, interruptRun, memoryRun, reconnectRun, throughputRun, toolRun, type BenchContext, type EchoRun } from './measures.ts';
+import { manyLatencyRun, manyMemoryRun, manyPlan } from './many.ts';
 import { writeReport, type RawResults } from './report.ts';
 import { median as exactMedian, percentile } from './stats.ts';
 
 const median = (values: number[]) => exactMedian(values).toFixed(1);
 
-const ALL = ['throughput', 'echo', 'tools', 'reconnect', 'memory', 'interrupt', 'history'] as const;
+const ALL = ['throughput', 'echo', 'tools', 'drain', 'reconnect', 'memory', 'interrupt', 'history', 'many'] as const;
 
 const { values } = parseArgs({
   options: {
@@ -32,6 +34,9 @@ const { values } = parseArgs({
     // --raw <file>: write only the raw samples there (for A/B work), not REPORT.md or results.json.
     raw: { type: 'string' },
     keys: { type: 'string', default: '100' },
+    // The many-terminals measure: keys per cell, and the terminal counts (ascending).
+    'many-keys': { type: 'string', default: '150' },
+    'many-counts': { type: 'string', default: '1,8,32,64,128' },
     from: { type: 'string' },
     // A/B work on 2b: the echo measure runs only the product's flood runs (and the floor); use with --no-write.
     'flood-only': { type: 'boolean', default: false },
@@ -131,6 +136,17 @@ try {
     sample('tools');
   }
 
+  if (selected.has('drain')) {
+    const result = [];
+    for (let run = 0; run < runs; run++) {
+      const r = await drainRun(context, 20);
+      result.push(r);
+      log(`drain run ${run + 1}: ${(r.bytes / 1e6).toFixed(0)} MB of flood, the server (no page) ${r.product.mbPerSecond.toFixed(1)} MB/s, a bare PTY ${r.floor.mbPerSecond.toFixed(1)} MB/s`);
+    }
+    raw.measurements.drain = result;
+    sample('drain');
+  }
+
   if (selected.has('reconnect')) {
     const result = [];
     for (let run = 0; run < runs; run++) {
@@ -190,6 +206,30 @@ try {
     }
     raw.measurements.memory = result;
     sample('memory');
+  }
+
+  if (selected.has('many')) {
+    // A server of its own, with room for 128 terminals and the page's: the default maxSessions is 32.
+    const counts = values['many-counts'].split(',').map(Number).sort((a, b) => a - b);
+    const room = String(Math.max(...counts) + 8);
+    const manyServer = await RpcChild.start<{ url: string; rows: number; cols: number; scrollbackLines: number }>(productServer, [files.dir, room]);
+    children.push(manyServer as RpcChild<unknown>);
+    try {
+      const cells = await manyLatencyRun({ browser, product: manyServer, baseline: context.baseline, files, log }, manyPlan(counts), { keys: Math.max(5, Number(values['many-keys'])), sends: 20 });
+      raw.measurements.many = { cells };
+    } finally {
+      await manyServer.stop();
+    }
+    sample('many');
+    // RSS per idle terminal in a fresh process (its young generation at full size from the start, as in 5).
+    const memoryServer = await RpcChild.start<unknown>(productServer, [files.dir, room], ['--min-semi-space-size=16', '--max-semi-space-size=16']);
+    try {
+      const memory = await manyMemoryRun(memoryServer, [64, 128].filter((n) => n <= Math.max(...counts)));
+      raw.measurements.many!.memory = memory;
+      for (const step of memory.at) log(`many: ${step.terminals} idle terminals, +${((step.figures.rss - memory.idle.rss) / step.terminals / 1048576).toFixed(2)} MiB server RSS each`);
+    } finally {
+      await memoryServer.stop();
+    }
   }
 } finally {
   await browser.close();

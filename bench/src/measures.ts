@@ -2,12 +2,14 @@
  * The seven measurements. Each returns raw samples per system; main.ts summarizes and judges them.
  * Every wait has a bound, so a stuck run ends as missing samples, never as a hung bench.
  */
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import {
+  DRAIN_DONE_TEXT,
   HISTORY_LINES,
   THROUGHPUT_BYTES,
+  drainCommand,
   backgroundFloodCommand,
   foregroundFloodCommand,
   throughputCommand,
@@ -122,7 +124,9 @@ export interface EchoRun {
   missed: number;
 }
 
-export async function echoRun(context: BenchContext, system: System, options: { keys: number; flood: boolean }): Promise<EchoRun> {
+/** `before` runs once the page is loaded and before the first key (the many-terminals measure times model
+ *  sends there, with the page attached). */
+export async function echoRun(context: BenchContext, system: System, options: { keys: number; flood: boolean; before?: (owner: string) => Promise<void> }): Promise<EchoRun> {
   const session = await open(context, system, options.flood ? 'echo-flood' : 'echo');
   const pidFile = join(context.files.dir, `${session.id}.pid`);
   const latencies: number[] = [];
@@ -147,6 +151,7 @@ export async function echoRun(context: BenchContext, system: System, options: { 
       // its first render measures the page load (up to 130 ms in both systems), not the echo.
       await sleep(1000);
     }
+    await options.before?.(session.id);
     await focusTerminal(session.page, system);
     const catchUpsNow = async () =>
       (await context.product.call<{ views: { ownerId: string; catchUps: number }[] }>('transportStats')).views
@@ -292,12 +297,32 @@ export async function toolRun(context: BenchContext, n: number) {
     const waits = Math.ceil(n / 3);
     const wait = await context.product.call<{ times: number[]; reasons: string[] }>('inputWaitTimes', { owner, text: 'read x', n: waits });
     const childWait = await context.product.call<{ times: number[]; reasons: string[] }>('inputWaitTimes', { owner, text: 'head -n 1', n: waits });
+    // The floor (bench/baseline/floor.ts): the same bash on a bare PTY, in the same run.
+    const floorSend = await context.baseline.call<{ times: number[] }>('floorPromptTimes', { text: 'true', n });
+    const floorReader = await context.baseline.call<{ times: number[]; missed: number }>('floorReaderTimes', { text: 'read x', n: waits });
     const pollingSend = await context.baseline.call<{ times: number[]; outcomes: string[] }>('pollingSendTimes', { text: 'true', n });
     // The original's rule never sees bash's own `read` (one try, bounded at 2 s instead of its 30 s deadline)...
     const pollingShellRead = await context.baseline.call<{ times: number[]; outcomes: string[] }>('pollingInputWaitTimes', { text: 'read x', n: 1, timeoutMs: 2000 });
     // ...and sees a child reader on its 50 ms inspection loop.
     const pollingChildWait = await context.baseline.call<{ times: number[]; outcomes: string[] }>('pollingInputWaitTimes', { text: 'head -n 1', n: waits, timeoutMs: 10_000 });
-    return { send, wait, childWait, pollingSend, pollingShellRead, pollingChildWait };
+    return { send, wait, childWait, floorSend, floorReader, pollingSend, pollingShellRead, pollingChildWait };
+  } finally {
+    await context.product.call('dispose', { owner });
+  }
+}
+
+// ------------------------------------------------------------------------------------------ 3c. drain rate
+
+/** The flood file `repeats` times in a terminal no page is attached to: the server's drain rate, and a
+ *  bare PTY's read rate of the same stream (the floor), one after the other. */
+export async function drainRun(context: BenchContext, repeats: number) {
+  const owner = uniqueId('drain');
+  const bytes = statSync(context.files.flood).size * repeats;
+  const job = { command: drainCommand(context.files, repeats), doneText: DRAIN_DONE_TEXT, bytes };
+  try {
+    const product = await context.product.call<{ mbPerSecond: number; seconds: number }>('drainRate', { owner, ...job });
+    const floor = await context.baseline.call<{ mbPerSecond: number; seconds: number }>('floorReadRate', job);
+    return { product, floor, bytes };
   } finally {
     await context.product.call('dispose', { owner });
   }
@@ -331,6 +356,7 @@ export async function reconnectRun(context: BenchContext, n: number) {
   const server = await context.product.call<SnapshotTimes>('snapshotTimes', { owner, n });
   const page = await openProduct(context.browser, context.product.info.url, owner);
   const samples: ReconnectSample[] = [];
+  let missed = 0;
   try {
     for (let i = 0; i < n; i++) {
       const before = await page.evaluate(() => {
@@ -340,36 +366,40 @@ export async function reconnectRun(context: BenchContext, n: number) {
         document.querySelector<ElementLike>('shared-terminal')!.reconnect();
         return { ...counts, t0 };
       });
-      const handle = await page.waitForFunction(
-        ({ screens, snapshots, t0 }) => {
-          type Screen = { historyLines: number; t: number; paint: number };
-          const b = (window as unknown as { __bench: { screens: Screen[]; snapshots: { length: number; t: number }[] } }).__bench;
-          const shown = b.screens.slice(screens);
-          const received = b.snapshots.slice(snapshots);
-          const first = shown[0];
-          // The whole history: the screen that came with more than the first one's newest rows.
-          const full = shown.find((s) => first && s.historyLines > first.historyLines);
-          if (!first || first.paint === 0 || !full || received.length < 2) return false;
-          return {
-            live: first.t - t0,
-            painted: first.paint - t0,
-            arrived: received[0]!.t - t0,
-            history: full.t - t0,
-            firstChars: received[0]!.length,
-            fullChars: received.at(-1)!.length,
-          };
-        },
-        before,
-        { timeout: 15_000, polling: 5 },
-      );
-      samples.push((await handle.jsonValue()) as ReconnectSample);
+      const handle = await page
+        .waitForFunction(
+          ({ screens, snapshots, t0 }) => {
+            type Screen = { historyLines: number; t: number; paint: number };
+            const b = (window as unknown as { __bench: { screens: Screen[]; snapshots: { length: number; t: number }[] } }).__bench;
+            const shown = b.screens.slice(screens);
+            const received = b.snapshots.slice(snapshots);
+            const first = shown[0];
+            // The whole history: the screen that came with more than the first one's newest rows.
+            const full = shown.find((s) => first && s.historyLines > first.historyLines);
+            if (!first || first.paint === 0 || !full || received.length < 2) return false;
+            return {
+              live: first.t - t0,
+              painted: first.paint - t0,
+              arrived: received[0]!.t - t0,
+              history: full.t - t0,
+              firstChars: received[0]!.length,
+              fullChars: received.at(-1)!.length,
+            };
+          },
+          before,
+          { timeout: 15_000, polling: 5 },
+        )
+        // A reconnect that did not finish within the bound (a loaded machine) is counted, not fatal.
+        .catch(() => undefined);
+      if (handle) samples.push((await handle.jsonValue()) as ReconnectSample);
+      else missed += 1;
       await sleep(300);
     }
   } finally {
     await page.close();
     await context.product.call('dispose', { owner });
   }
-  return { server, samples };
+  return { server, samples, missed };
 }
 
 // ------------------------------------------------------------------------------------------ 5. memory

@@ -21,7 +21,8 @@ const bundle = readFileSync(bundlePath);
 // (where its garbage comes from), written to <dir>/alloc-<pid>.json at shutdown.
 const allocationProfiler = await startAllocationProfile(process.env['BENCH_ALLOC_PROF']);
 const cwd = process.argv[2] ?? process.cwd();
-const config = resolveConfig({});
+// argv[3]: maxSessions for the many-terminals measure (the default config otherwise).
+const config = resolveConfig(process.argv[3] ? { maxSessions: Number(process.argv[3]) } : {});
 const hub = new TerminalHub({ config, provider: createNodePtyProvider(), cwd });
 const transport = createTerminalTransport({ hub, path: '/terminal/ws' });
 
@@ -54,6 +55,9 @@ interface EchoTraceEntry {
   sequence: number;
 }
 const traces = new Map<string, EchoTraceEntry[]>();
+/** Owners whose output is counted, and the characters counted (see countOutput). */
+const counted = new Set<string>();
+let outputChars = 0;
 const echoWaiters = new Set<() => void>();
 /** A letter other than `m` (the only letter in SGR sequences, and never typed by the echo measures). */
 const MAYBE_LETTER = /[a-ln-z]/;
@@ -168,10 +172,12 @@ serveRpc(
     },
     async dispose({ owner }: { owner: string }) {
       running.delete(owner);
+      counted.delete(owner);
       await hub.dispose(owner);
       return {};
     },
     async disposeAll() {
+      counted.clear();
       await hub.disposeAll();
       return {};
     },
@@ -245,6 +251,46 @@ serveRpc(
         echoWaiters.add(check);
         check();
       });
+    },
+    /**
+     * `command` (which prints `bytes` bytes, then `doneText`) as a model send in a terminal no page is
+     * attached to, from the send's start until an output event carries `doneText`: the server's drain rate.
+     */
+    async drainRate({ owner, command, doneText, bytes }: { owner: string; command: string; doneText: string; bytes: number }) {
+      await generationOf(owner);
+      const terminal = hub.acquire(owner);
+      let tail = '';
+      let listener: ((event: { data: string }) => void) | undefined;
+      const done = new Promise<number>((resolve) => {
+        listener = (event) => {
+          const text = tail + event.data;
+          if (text.includes(doneText)) resolve(performance.now());
+          tail = text.slice(-128);
+        };
+        terminal.on('output', listener);
+      });
+      const start = performance.now();
+      const sent = send(owner, command);
+      const seconds = ((await done) - start) / 1000;
+      terminal.off('output', listener!);
+      await sent;
+      return { seconds, mbPerSecond: bytes / 1e6 / seconds };
+    },
+    /** Count the characters of every output event of `owners` from now on (for CPU per MB of output). */
+    countOutput({ owners }: { owners: string[] }) {
+      for (const owner of owners) {
+        if (counted.has(owner)) continue;
+        counted.add(owner);
+        hub.acquire(owner).on('output', (event: { data: string }) => {
+          outputChars += event.data.length;
+        });
+      }
+      return {};
+    },
+    /** This process's CPU time so far (user + system, ms), the characters counted so far, and its RSS. */
+    usage() {
+      const cpu = process.cpuUsage();
+      return { cpuMs: (cpu.user + cpu.system) / 1000, outputChars, rss: rssOf(process.pid) };
     },
     transportStats() {
       return transport.stats();

@@ -18,7 +18,7 @@
 import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import type { ForegroundInfo, InnerTerminal, InputCall } from './contract.ts';
-import { type ProcStat, allProcStats, descendantPids, processesWithEnvironment, readMemory, readProcStat, readTerminalFlags } from './procfs.ts';
+import { type ProcStat, allProcStats, descendantPids, processesWithEnvironment, procNow, readMemory, readProcStat, readProcStatSync, readTerminalFlags } from './procfs.ts';
 
 interface SyscallTable {
   read: number[];
@@ -85,7 +85,7 @@ export class LinuxInspector {
   }
 
   async inspect(options: InspectOptions = {}): Promise<ForegroundInfo | undefined> {
-    const shell = await readProcStat(this.shellPid);
+    const shell = readProcStatSync(this.shellPid);
     if (!shell || shell.state === 'Z') return undefined;
     const pgid = shell.tpgid;
     if (!(pgid > 0)) return undefined;
@@ -139,7 +139,7 @@ export class LinuxInspector {
 
   private async groupMembers(pgid: number): Promise<ProcStat[]> {
     const pids = (await descendantPids(this.shellPid)).concat(this.shellPid);
-    const stats = await Promise.all(pids.map((pid) => readProcStat(pid)));
+    const stats = pids.map((pid) => readProcStatSync(pid));
     return stats.filter((s): s is ProcStat => s !== undefined && s.pgrp === pgid);
   }
 
@@ -148,7 +148,7 @@ export class LinuxInspector {
     for (const member of members) {
       let tids: string[];
       try {
-        tids = await fs.readdir(`/proc/${member.pid}/task`);
+        tids = await procNow.readdir(`/proc/${member.pid}/task`);
       } catch {
         continue;
       }
@@ -197,9 +197,9 @@ export class LinuxInspector {
     let text: string;
     try {
       // A thread that input has already woken is runnable ('R') while it still sits in the syscall.
-      const stat = await fs.readFile(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const stat = await procNow.readText(`/proc/${pid}/task/${tid}/stat`);
       if (stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'S') return undefined;
-      text = (await fs.readFile(`/proc/${pid}/task/${tid}/syscall`, 'utf8')).trim();
+      text = (await procNow.readText(`/proc/${pid}/task/${tid}/syscall`)).trim();
     } catch {
       return undefined;
     }
@@ -316,7 +316,7 @@ export class LinuxInspector {
    */
   private async imageOf(pid: number): Promise<string | undefined> {
     try {
-      const auxv = await fs.readFile(`/proc/${pid}/auxv`);
+      const auxv = await procNow.readBytes(`/proc/${pid}/auxv`);
       const hash = createHash('sha256').update(auxv);
       for (let at = 0; at + 16 <= auxv.length; at += 16) {
         if (Number(auxv.readBigUInt64LE(at)) !== AT_RANDOM) continue;
@@ -338,7 +338,7 @@ type FdTarget = 'terminal' | 'master' | 'socket' | 'other';
 async function fdTarget(pid: number, fd: number, ptsPath?: string): Promise<FdTarget> {
   let target: string;
   try {
-    target = await fs.readlink(`/proc/${pid}/fd/${fd}`);
+    target = await procNow.readlink(`/proc/${pid}/fd/${fd}`);
   } catch {
     return 'other';
   }
@@ -412,7 +412,7 @@ async function pollSet(pid: number, address: number, count: number): Promise<num
 
 async function epollSet(pid: number, epfd: number): Promise<number[] | undefined> {
   try {
-    const info = await fs.readFile(`/proc/${pid}/fdinfo/${epfd}`, 'utf8');
+    const info = await procNow.readText(`/proc/${pid}/fdinfo/${epfd}`);
     const fds: number[] = [];
     for (const match of info.matchAll(/^tfd:\s+(\d+)\s+events:\s+([0-9a-f]+)/gm)) {
       if ((Number.parseInt(match[2]!, 16) & 0x1) !== 0) fds.push(Number(match[1]));

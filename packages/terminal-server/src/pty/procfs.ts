@@ -7,7 +7,7 @@
  * ..., starttime (field 22).
  */
 import { execFile } from 'node:child_process';
-import { promises as fs, readFileSync } from 'node:fs';
+import { closeSync, openSync, promises as fs, readFileSync, readSync, readdirSync, readlinkSync } from 'node:fs';
 import type { ForegroundInfo } from './contract.ts';
 
 export interface ProcStat {
@@ -115,13 +115,13 @@ export async function descendantPids(rootPid: number): Promise<number[]> {
     const pid = queue.shift()!;
     let tids: string[];
     try {
-      tids = await fs.readdir(`/proc/${pid}/task`);
+      tids = await procNow.readdir(`/proc/${pid}/task`);
     } catch {
       continue;
     }
     for (const tid of tids) {
       try {
-        const children = (await fs.readFile(`/proc/${pid}/task/${tid}/children`, 'utf8')).trim();
+        const children = (await procNow.readText(`/proc/${pid}/task/${tid}/children`)).trim();
         for (const child of children.split(/\s+/).filter(Boolean).map(Number)) {
           found.push(child);
           queue.push(child);
@@ -149,18 +149,40 @@ export async function descendantPids(rootPid: number): Promise<number[]> {
   return result;
 }
 
+/**
+ * One process's small /proc files, read at once behind the promise API, for the look at who reads the
+ * terminal. That look is a chain of a dozen reads; asynchronous ones each wait for a thread-pool trip and
+ * then for the event loop's turn, which other terminals' output being parsed can make tens of ms, so one
+ * look took as long as its slowest turns. A read of /proc never waits for a disk. Scans of every process
+ * stay asynchronous (they read hundreds of files).
+ */
+export const procNow = {
+  async readText(path: string): Promise<string> {
+    return readFileSync(path, 'utf8');
+  },
+  async readBytes(path: string): Promise<Buffer> {
+    return readFileSync(path);
+  },
+  async readdir(path: string): Promise<string[]> {
+    return readdirSync(path);
+  },
+  async readlink(path: string): Promise<string> {
+    return readlinkSync(path);
+  },
+};
+
 export async function readMemory(pid: number, address: number, length: number): Promise<Buffer | undefined> {
   if (length <= 0 || length > 65536 || !Number.isSafeInteger(address) || address <= 0) return undefined;
-  let handle: fs.FileHandle | undefined;
+  let fd: number | undefined;
   try {
-    handle = await fs.open(`/proc/${pid}/mem`, 'r');
+    fd = openSync(`/proc/${pid}/mem`, 'r');
     const buffer = Buffer.alloc(length);
-    const { bytesRead } = await handle.read(buffer, 0, length, address);
+    const bytesRead = readSync(fd, buffer, 0, length, address);
     return bytesRead === length ? buffer : undefined;
   } catch {
     return undefined;
   } finally {
-    await handle?.close().catch(() => undefined);
+    if (fd !== undefined) closeSync(fd);
   }
 }
 

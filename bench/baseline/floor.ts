@@ -1,0 +1,129 @@
+/**
+ * The floor: what the same work costs with nothing of the product in the way. A bare node-pty running the
+ * product's bash exactly as the engine starts it (its shell path and arguments, its environment, its
+ * markers, its size), and nothing else: no queue, no mirror, no protocol, no page. Each figure the product
+ * is judged against is measured here in the same run, so the machine's load hits both alike.
+ *
+ * - write to prompt: a command line written, until the prompt mark (`633;B`) of the next prompt is read;
+ * - the reader seen: `read x` written, then a loop reading /proc/<bash>/syscall as fast as it can (one look
+ *   per turn of the event loop) until bash sleeps in read(2) on the terminal (the kernel fact the engine
+ *   uses), with no quiet window and no second look;
+ * - read rate: a flood of known size, until its end line is read (the bytes are dropped as they come).
+ */
+import { readFileSync } from 'node:fs';
+import { spawn, type IPty } from 'node-pty';
+import { prepareShellLaunch, resolveConfig } from '@shared-terminal/server';
+
+interface Waiter {
+  pattern: string;
+  resolve(at: number): void;
+}
+
+/** Characters kept from the previous chunk, so a pattern split across two reads is still found. */
+const TAIL = 128;
+
+export class Floor {
+  private readonly pty: IPty;
+  private readonly nonce: string;
+  private tail = '';
+  private readonly waiters = new Set<Waiter>();
+  readonly ready: Promise<void>;
+
+  constructor(options: { cwd: string; rows: number; cols: number }) {
+    const config = resolveConfig({ rows: options.rows, cols: options.cols });
+    const launch = prepareShellLaunch({ baseEnv: process.env, term: config.term, extraEnv: config.env });
+    this.nonce = launch.nonce;
+    this.pty = spawn(config.shellPath, config.shellArgs, { name: config.term, cwd: options.cwd, rows: config.rows, cols: config.cols, env: launch.env });
+    this.pty.onData((data) => {
+      const at = performance.now();
+      const text = this.tail + data;
+      for (const waiter of [...this.waiters]) {
+        if (!text.includes(waiter.pattern)) continue;
+        this.waiters.delete(waiter);
+        waiter.resolve(at);
+      }
+      this.tail = text.slice(-TAIL);
+    });
+    const first = this.next(this.promptMark);
+    this.pty.write(launch.bootInput);
+    this.ready = first.then(() => undefined);
+  }
+
+  private get promptMark(): string {
+    return `\x1b]633;B;${this.nonce};`;
+  }
+
+  /** When the next chunk read from now on carries `pattern` (performance.now() at its arrival). */
+  private next(pattern: string, timeoutMs = 30_000): Promise<number> {
+    if (this.waiters.size === 0) this.tail = '';
+    return new Promise<number>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.waiters.delete(waiter);
+        reject(new Error(`floor: no ${JSON.stringify(pattern)} within ${timeoutMs} ms`));
+      }, timeoutMs);
+      const waiter: Waiter = {
+        pattern,
+        resolve: (at) => {
+          clearTimeout(timer);
+          resolve(at);
+        },
+      };
+      this.waiters.add(waiter);
+    });
+  }
+
+  /** `text` + Enter written, until the next prompt is drawn: ms. */
+  async writeToPrompt(text: string): Promise<number> {
+    const prompt = this.next(this.promptMark);
+    const start = performance.now();
+    this.pty.write(`${text}\r`);
+    return (await prompt) - start;
+  }
+
+  /**
+   * `text` (a command whose shell reads a line: `read x`) written, until /proc shows bash asleep in read(2)
+   * on fd 0; then the answer (untimed) until the prompt. Looks at the file once per turn of the loop;
+   * null when it never saw the reader within 10 s.
+   */
+  async readerSeen(text: string, answer: string): Promise<number | null> {
+    const file = `/proc/${this.pty.pid}/syscall`;
+    const start = performance.now();
+    this.pty.write(`${text}\r`);
+    let seen: number | null = null;
+    while (seen === null && performance.now() - start < 10_000) {
+      // One turn of the event loop between looks: node-pty writes through the thread pool, and a write
+      // queued behind one whose completion has not run yet goes out only once the loop turns.
+      await new Promise((resolve) => setImmediate(resolve));
+      let line: string;
+      try {
+        line = readFileSync(file, 'utf8');
+      } catch {
+        continue; // a read of the file can fail while the task changes state: look again
+      }
+      // x86_64: read is syscall 0; its first argument, the fd, is 0 (the terminal).
+      if (line.startsWith('0 0x0 ')) seen = performance.now() - start;
+    }
+    const prompt = this.next(this.promptMark);
+    this.pty.write(`${answer}\r`);
+    await prompt;
+    return seen;
+  }
+
+  /** `command` (which prints `bytes` bytes and then `doneText`) written, until `doneText` is read: MB/s. */
+  async readRate(command: string, doneText: string, bytes: number): Promise<{ mbPerSecond: number; seconds: number }> {
+    const done = this.next(doneText, 120_000);
+    const prompt = this.next(this.promptMark, 120_000);
+    const start = performance.now();
+    this.pty.write(`${command}\r`);
+    const seconds = ((await done) - start) / 1000;
+    await prompt;
+    return { seconds, mbPerSecond: bytes / 1e6 / seconds };
+  }
+
+  kill(): Promise<void> {
+    return new Promise((resolve) => {
+      this.pty.onExit(() => resolve());
+      this.pty.kill('SIGHUP');
+    });
+  }
+}

@@ -1,0 +1,124 @@
+/**
+ * Many terminals in one server, as DSH runs them (every agent and subagent has its own): a product server
+ * of its own (maxSessions raised) holds 1 to 128 live terminals, some of them flooding, and one page is
+ * attached to a quiet terminal. Per cell: that terminal's model sends of `true` (with the page attached,
+ * before any key) and the page's keystroke echo; the server's CPU time per MB of output while floods run.
+ * Apart from it, in a fresh server: RSS per idle terminal at 64 and 128 terminals.
+ */
+import { readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { backgroundFloodCommand } from './content.ts';
+import { echoRun, type BenchContext, type EchoRun } from './measures.ts';
+import type { MemoryFigures } from './proc.ts';
+import type { RpcChild } from './rpc.ts';
+import { median, percentile } from './stats.ts';
+
+export interface ManyCell {
+  /** Live terminals in the server, the page's own included. */
+  terminals: number;
+  /** How many of the others run a background flood. */
+  floods: number;
+  /** Model sends of `true` in the page's (quiet) terminal, ms each. */
+  send: number[];
+  echo: EchoRun;
+  /** The server's CPU time (user + system) and the output it read, over the cell. */
+  cpuMs: number;
+  outputChars: number;
+  seconds: number;
+}
+
+export interface ManyMemory {
+  /** RSS after a warm-up terminal was created and disposed, before the idle terminals. */
+  idle: MemoryFigures;
+  at: { terminals: number; figures: MemoryFigures; shells: number[] }[];
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The cells: every count with 0, 1 and 4 floods among the other terminals (as many as there are). */
+export function manyPlan(counts: readonly number[]): { terminals: number; floods: number }[] {
+  return counts.flatMap((terminals) => [0, 1, 4].filter((floods) => floods === 0 || floods < terminals).map((floods) => ({ terminals, floods })));
+}
+
+/** Grows the server's terminals cell by cell (counts ascending), floods the first `floods` of the others. */
+export async function manyLatencyRun(
+  context: BenchContext,
+  plan: { terminals: number; floods: number }[],
+  options: { keys: number; sends: number },
+): Promise<ManyCell[]> {
+  const server = context.product;
+  const background: string[] = [];
+  const cells: ManyCell[] = [];
+  try {
+    for (const { terminals, floods } of plan) {
+      while (background.length < terminals - 1) {
+        const owner = `many-${background.length}`;
+        await server.call('ensure', { owner });
+        background.push(owner);
+      }
+      await server.call('countOutput', { owners: background });
+      const flooding = background.slice(0, floods);
+      const pidFiles = flooding.map((owner) => join(context.files.dir, `${owner}.pid`));
+      try {
+        for (const [i, owner] of flooding.entries()) await server.call('send', { owner, text: backgroundFloodCommand(context.files, 120, pidFiles[i]!) });
+        if (floods > 0) await sleep(1000); // the floods are running
+        const before = await server.call<{ cpuMs: number; outputChars: number }>('usage');
+        const started = performance.now();
+        let send: number[] = [];
+        const echo = await echoRun(context, 'product', {
+          keys: options.keys,
+          flood: false,
+          before: async (owner) => {
+            send = (await server.call<{ times: number[] }>('sendTimes', { owner, text: 'true', n: options.sends })).times;
+          },
+        });
+        const after = await server.call<{ cpuMs: number; outputChars: number }>('usage');
+        cells.push({ terminals, floods, send, echo, cpuMs: after.cpuMs - before.cpuMs, outputChars: after.outputChars - before.outputChars, seconds: (performance.now() - started) / 1000 });
+      } catch (error) {
+        // One cell lost to a loaded machine (a page that did not load in time) is logged, not fatal.
+        context.log(`many: ${terminals} terminals, ${floods} flooding: no figures (${(error as Error).message.split('\n')[0]})`);
+      } finally {
+        for (const file of pidFiles) {
+          try {
+            process.kill(Number(readFileSync(file, 'utf8').trim()), 'SIGTERM');
+          } catch {
+            // it ended by itself
+          }
+          rmSync(file, { force: true });
+        }
+        if (floods > 0) await sleep(500); // the floods' last output is read
+      }
+      const cell = cells.at(-1);
+      if (cell && cell.terminals === terminals && cell.floods === floods) context.log(`many: ${terminals} terminals, ${floods} flooding: send true p50 ${median(cell.send).toFixed(1)} ms, echo p99 ${p99(cell.echo).toFixed(1)} ms (${cell.echo.latencies.length} keys, missed ${cell.echo.missed}), CPU ${((cell.cpuMs / cell.seconds) / 10).toFixed(0)}% of a core, ${(cell.outputChars / 1e6 / cell.seconds).toFixed(1)} MB/s of output`);
+    }
+  } finally {
+    await server.call('disposeAll');
+  }
+  return cells;
+}
+
+/** In a fresh server: idle terminals (bash at its prompt, nothing printed) up to each count. */
+export async function manyMemoryRun(server: RpcChild<unknown>, counts: readonly number[]): Promise<ManyMemory> {
+  await server.call('ensure', { owner: 'many-warm-up' });
+  await server.call('dispose', { owner: 'many-warm-up' });
+  await sleep(500);
+  const idle = await server.call<MemoryFigures>('memory', { owners: [] });
+  const owners: string[] = [];
+  const at: ManyMemory['at'] = [];
+  for (const count of [...counts].sort((a, b) => a - b)) {
+    while (owners.length < count) {
+      const owner = `idle-${owners.length}`;
+      await server.call('ensure', { owner });
+      owners.push(owner);
+    }
+    await sleep(1000); // every prompt confirmed, nothing pending
+    const { shells, ...figures } = await server.call<MemoryFigures & { shells: number[] }>('memory', { owners });
+    at.push({ terminals: count, figures, shells });
+  }
+  await server.call('disposeAll');
+  return { idle, at };
+}
+
+function p99(run: EchoRun): number {
+  return percentile([...run.latencies, ...Array<number>(run.missed).fill(2000)], 99);
+}
