@@ -12,7 +12,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { spawn, type IPty } from 'node-pty';
-import { prepareShellLaunch, resolveConfig } from '@shared-terminal/server';
+import { resolveConfig } from '@shared-terminal/server';
+// The floor starts bash exactly as the engine does; that launch is internal to the server, not a host API.
+import { prepareShellLaunch } from '../../packages/terminal-server/src/shell/integration.ts';
 
 interface Waiter {
   pattern: string;
@@ -31,7 +33,7 @@ export class Floor {
 
   constructor(options: { cwd: string; rows: number; cols: number }) {
     const config = resolveConfig({ rows: options.rows, cols: options.cols });
-    const launch = prepareShellLaunch({ baseEnv: process.env, term: config.term, extraEnv: config.env });
+    const launch = prepareShellLaunch({ baseEnv: process.env, shellPath: config.shellPath, term: config.term, extraEnv: config.env });
     this.nonce = launch.nonce;
     this.pty = spawn(config.shellPath, config.shellArgs, { name: config.term, cwd: options.cwd, rows: config.rows, cols: config.cols, env: launch.env });
     this.pty.onData((data) => {
