@@ -4,7 +4,8 @@
  *
  * One SIGINT does not always end a command line: in a loop of short programs (`while :; do cat f; done`)
  * it can land in a child bash has forked and not yet exec'd, which then exits normally and the loop goes
- * on (a real Ctrl-C loses the same race). On a starved CPU a loop's children spend most of their life
+ * on (a real Ctrl-C loses the same race). The first SIGINT is typed (it drops typed-ahead input); the
+follow-ups are kills, quick enough to spare a shell that is back at its prompt. On a starved CPU a loop's children spend most of their life
  * there, so the follow lasts as long as a recovery may (the default interruptTimeoutMs). The shell itself
  * is never signalled here.
  */
@@ -18,8 +19,10 @@ const FOLLOW_MAX = 100;
 /** SIGINT to the foreground group of `generation`; `stillHolding` says whether to go on following. */
 export async function interruptForeground(generation: TerminalGeneration, stillHolding: () => boolean): Promise<void> {
   if (generation.status.kind !== 'running') throw new Error('terminal is exited');
+  // Followed even when the shell was in front: the typed Ctrl-C reaches the group in front when the
+  // kernel reads it, which in a loop of short programs may already be the next child.
   const group = await generation.signalForeground('SIGINT');
-  if (group !== generation.pid) void follow(generation, group, stillHolding);
+  void follow(generation, group, stillHolding);
 }
 
 async function follow(generation: TerminalGeneration, signalled: number, stillHolding: () => boolean): Promise<void> {
@@ -31,7 +34,7 @@ async function follow(generation: TerminalGeneration, signalled: number, stillHo
     const front = await generation.foregroundGroup();
     if (front === undefined || front === generation.pid || front === last) continue;
     if (!stillHolding()) return; // the inspection took a moment: the prompt may be back
-    last = await generation.signalForeground('SIGINT').catch(() => last);
+    last = await generation.killForeground('SIGINT').catch(() => last);
     extra += 1;
   }
 }

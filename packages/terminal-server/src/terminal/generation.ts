@@ -696,6 +696,12 @@ export class TerminalGeneration extends EventEmitter<GenerationEvents> {
         return group;
       }
     }
+    return this.killForeground(signal);
+  }
+
+  /** A kill of the group in front as it is at that moment, never typed (for following new groups fast:
+   *  reading the terminal's flags costs a process spawn, and typed input is already dropped by then). */
+  killForeground(signal: ForegroundSignal): Promise<number> {
     return this.handle.signalForeground(signal);
   }
 
