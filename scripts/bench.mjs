@@ -5,9 +5,13 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
-const child = spawn(process.execPath, ['--conditions=source', '--no-warnings', join(root, 'bench', 'src', 'main.ts'), ...process.argv.slice(2)], {
-  cwd: join(root, 'bench'),
-  stdio: 'inherit',
-});
+const child = spawn(
+  process.execPath,
+  ['--conditions=source', '--no-warnings', join(root, 'bench', 'src', 'main.ts'), ...process.argv.slice(2)],
+  {
+    cwd: join(root, 'bench'),
+    stdio: 'inherit',
+  },
+);
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
 child.on('close', (code) => process.exit(code ?? 1));

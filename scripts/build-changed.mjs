@@ -11,14 +11,26 @@ import { join } from 'node:path';
 const root = new URL('..', import.meta.url).pathname;
 const STAMPS = join(root, 'node_modules', '.build-stamps.json');
 /** Folders that are outputs, dependencies or tests, not build inputs. */
-const SKIPPED_DIRS = new Set(['node_modules', 'dist', 'lib', 'test', 'tests', '.artifacts', 'test-results', 'storybook-static', 'coverage']);
+const SKIPPED_DIRS = new Set([
+  'node_modules',
+  'dist',
+  'lib',
+  'test',
+  'tests',
+  '.artifacts',
+  'test-results',
+  'storybook-static',
+  'coverage',
+]);
 /** Files a build writes into its own folder (the element's README gets the bundle size) or that no build reads. */
 const SKIPPED_FILE = /\.(md|tgz|log)$|^custom-elements\.json$/;
 /** Where builds write (the DSH plugin: lib): none of them there means build again whatever the stamp says. */
 const OUTPUT_DIRS = ['dist', 'lib'];
 
 function workspacePackages() {
-  const dirs = readdirSync(join(root, 'packages')).map((p) => join('packages', p)).concat(['storybook', 'e2e', 'bench']);
+  const dirs = readdirSync(join(root, 'packages'))
+    .map((p) => join('packages', p))
+    .concat(['storybook', 'e2e', 'bench']);
   return dirs
     .filter((dir) => existsSync(join(root, dir, 'package.json')))
     .map((dir) => {
@@ -43,7 +55,8 @@ function hashFiles(hash, dir) {
 const packages = workspacePackages();
 const byName = new Map(packages.map((p) => [p.name, p]));
 const shared = createHash('sha256');
-for (const file of ['pnpm-lock.yaml', 'tsconfig.base.json']) if (existsSync(join(root, file))) shared.update(readFileSync(join(root, file)));
+for (const file of ['pnpm-lock.yaml', 'tsconfig.base.json'])
+  if (existsSync(join(root, file))) shared.update(readFileSync(join(root, file)));
 const sharedHash = shared.digest('hex');
 
 const hashes = new Map();

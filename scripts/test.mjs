@@ -1,4 +1,4 @@
-// The whole test run: typecheck, then every workspace package's suite, then a closing count.
+// The whole test run: typecheck, lint and format, then every workspace package's suite, then a closing count.
 // A package joins by declaring in its package.json:
 //   "sharedTerminal": { "test": { "order": 20, "script": "test", "format": "node-test" | "counts" } }
 // format "node-test": node's test runner summary (ℹ pass N / ℹ fail N);
@@ -26,8 +26,14 @@ function run(command, args, cwd) {
   return new Promise((resolve) => {
     const child = spawn(command, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'], env: process.env });
     let out = '';
-    child.stdout.on('data', (d) => { out += d; process.stdout.write(d); });
-    child.stderr.on('data', (d) => { out += d; process.stderr.write(d); });
+    child.stdout.on('data', (d) => {
+      out += d;
+      process.stdout.write(d);
+    });
+    child.stderr.on('data', (d) => {
+      out += d;
+      process.stderr.write(d);
+    });
     child.on('close', (code) => resolve({ code: code ?? 1, out }));
   });
 }
@@ -52,8 +58,15 @@ const lines = [];
 
 if (only.length === 0 || only.includes('typecheck')) {
   const tc = await run('pnpm', ['-r', '--workspace-concurrency=1', '--if-present', 'run', 'typecheck'], root);
-  if (tc.code === 0) passed += 1; else failed += 1;
+  if (tc.code === 0) passed += 1;
+  else failed += 1;
   lines.push(`typecheck: ${tc.code === 0 ? 'ok' : 'FAILED'}`);
+}
+if (only.length === 0 || only.includes('lint')) {
+  const lint = await run('node', ['scripts/lint.mjs'], root);
+  if (lint.code === 0) passed += 1;
+  else failed += 1;
+  lines.push(`lint: ${lint.code === 0 ? 'ok' : 'FAILED (npm run format fixes formatting; the rest is named above)'}`);
 }
 for (const suite of suites) {
   if (only.length > 0 && !only.some((o) => suite.name.includes(o) || suite.dir.includes(o))) continue;

@@ -15,7 +15,7 @@ import {
   throughputCommand,
   type ContentFiles,
 } from './content.ts';
-import { focusTerminal, openBaseline, openProduct, probe, type ElementLike, type System } from './pages.ts';
+import { focusTerminal, openBaseline, openProduct, type ElementLike, type System } from './pages.ts';
 import type { MemoryFigures } from './proc.ts';
 import type { ProbeFunctions } from './probe.ts';
 import type { RpcChild } from './rpc.ts';
@@ -42,7 +42,10 @@ interface Session {
 
 async function open(context: BenchContext, system: System, prefix: string): Promise<Session> {
   const id = uniqueId(`${prefix}-${system}`);
-  const page = system === 'product' ? await openProduct(context.browser, context.product.info.url, id) : await openBaseline(context.browser, context.baseline.info.url, id);
+  const page =
+    system === 'product'
+      ? await openProduct(context.browser, context.product.info.url, id)
+      : await openBaseline(context.browser, context.baseline.info.url, id);
   return {
     system,
     id,
@@ -71,7 +74,10 @@ export async function throughputRun(
   try {
     const before = await session.page.evaluate(() => (window as unknown as { __bench: { parsedChars: number } }).__bench.parsedChars);
     const { start } = await command(context, session, throughputCommand(context.files));
-    await session.page.waitForFunction(() => (window as unknown as { __bench: { done: unknown[] } }).__bench.done.length > 0, undefined, { timeout: 120_000, polling: 100 });
+    await session.page.waitForFunction(() => (window as unknown as { __bench: { done: unknown[] } }).__bench.done.length > 0, undefined, {
+      timeout: 120_000,
+      polling: 100,
+    });
     const { end, parsed } = await session.page.evaluate(() => {
       const b = (window as unknown as { __bench: { done: { t: number }[]; parsedChars: number } }).__bench;
       return { end: performance.timeOrigin + b.done[0]!.t, parsed: b.parsedChars };
@@ -95,7 +101,12 @@ export async function throughputRun(
         .catch(() => undefined);
       if (history !== undefined) historySeconds = (history - start) / 1000;
     }
-    return { seconds, mbPerSecond: THROUGHPUT_BYTES / 1e6 / seconds, parsedMB: (parsed - before) / 1e6, ...(historySeconds !== undefined ? { historySeconds } : {}) };
+    return {
+      seconds,
+      mbPerSecond: THROUGHPUT_BYTES / 1e6 / seconds,
+      parsedMB: (parsed - before) / 1e6,
+      ...(historySeconds !== undefined ? { historySeconds } : {}),
+    };
   } finally {
     await session.close();
   }
@@ -126,7 +137,11 @@ export interface EchoRun {
 
 /** `before` runs once the page is loaded and before the first key (the many-terminals measure times model
  *  sends there, with the page attached). */
-export async function echoRun(context: BenchContext, system: System, options: { keys: number; flood: boolean; before?: (owner: string) => Promise<void> }): Promise<EchoRun> {
+export async function echoRun(
+  context: BenchContext,
+  system: System,
+  options: { keys: number; flood: boolean; before?: (owner: string) => Promise<void> },
+): Promise<EchoRun> {
   const session = await open(context, system, options.flood ? 'echo-flood' : 'echo');
   const pidFile = join(context.files.dir, `${session.id}.pid`);
   const latencies: number[] = [];
@@ -195,7 +210,17 @@ export async function echoRun(context: BenchContext, system: System, options: { 
     rmSync(pidFile, { force: true });
     await session.close();
   }
-  return { latencies, paints, sends, arrivals, missed, glyphs, ...(system === 'product' ? { reads } : {}), ...(catchUps ? { catchUps } : {}), ...(cycle ? { cycle } : {}) };
+  return {
+    latencies,
+    paints,
+    sends,
+    arrivals,
+    missed,
+    glyphs,
+    ...(system === 'product' ? { reads } : {}),
+    ...(catchUps ? { catchUps } : {}),
+    ...(cycle ? { cycle } : {}),
+  };
 }
 
 /**
@@ -221,7 +246,10 @@ async function catchUpCycle(page: Page, since: number): Promise<EchoRun['cycle']
     }
     return { pageMs: pageParts, serverMs: serverParts };
   }, since);
-  return { page: { p50: percentile(pageMs, 50), p90: percentile(pageMs, 90) }, server: { p50: percentile(serverMs, 50), p90: percentile(serverMs, 90) } };
+  return {
+    page: { p50: percentile(pageMs, 50), p90: percentile(pageMs, 90) },
+    server: { p50: percentile(serverMs, 50), p90: percentile(serverMs, 90) },
+  };
 }
 
 /**
@@ -273,7 +301,12 @@ async function waitForEcho(context: BenchContext, session: Session, ch: string, 
   // least as new), reported by the server as it reads it. Then one wait inside the page. Neither polls.
   let read: { sequence: number; t: number } | undefined;
   if (session.system === 'product') {
-    const found = await context.product.call<{ entry: { sequence: number; t: number } | null; traced: number }>('waitEcho', { owner: session.id, ch, from: traced, timeoutMs: 2000 });
+    const found = await context.product.call<{ entry: { sequence: number; t: number } | null; traced: number }>('waitEcho', {
+      owner: session.id,
+      ch,
+      from: traced,
+      timeoutMs: 2000,
+    });
     if (!found.entry) throw new Error(`no echo of ${ch}: the server never read it`);
     read = found.entry;
     traced = found.traced;
@@ -296,15 +329,27 @@ export async function toolRun(context: BenchContext, n: number) {
     const send = await context.product.call<{ times: number[]; reasons: string[] }>('sendTimes', { owner, text: 'true', n });
     const waits = Math.ceil(n / 3);
     const wait = await context.product.call<{ times: number[]; reasons: string[] }>('inputWaitTimes', { owner, text: 'read x', n: waits });
-    const childWait = await context.product.call<{ times: number[]; reasons: string[] }>('inputWaitTimes', { owner, text: 'head -n 1', n: waits });
+    const childWait = await context.product.call<{ times: number[]; reasons: string[] }>('inputWaitTimes', {
+      owner,
+      text: 'head -n 1',
+      n: waits,
+    });
     // The floor (bench/baseline/floor.ts): the same bash on a bare PTY, in the same run.
     const floorSend = await context.baseline.call<{ times: number[] }>('floorPromptTimes', { text: 'true', n });
     const floorReader = await context.baseline.call<{ times: number[]; missed: number }>('floorReaderTimes', { text: 'read x', n: waits });
     const pollingSend = await context.baseline.call<{ times: number[]; outcomes: string[] }>('pollingSendTimes', { text: 'true', n });
     // The original's rule never sees bash's own `read` (one try, bounded at 2 s instead of its 30 s deadline)...
-    const pollingShellRead = await context.baseline.call<{ times: number[]; outcomes: string[] }>('pollingInputWaitTimes', { text: 'read x', n: 1, timeoutMs: 2000 });
+    const pollingShellRead = await context.baseline.call<{ times: number[]; outcomes: string[] }>('pollingInputWaitTimes', {
+      text: 'read x',
+      n: 1,
+      timeoutMs: 2000,
+    });
     // ...and sees a child reader on its 50 ms inspection loop.
-    const pollingChildWait = await context.baseline.call<{ times: number[]; outcomes: string[] }>('pollingInputWaitTimes', { text: 'head -n 1', n: waits, timeoutMs: 10_000 });
+    const pollingChildWait = await context.baseline.call<{ times: number[]; outcomes: string[] }>('pollingInputWaitTimes', {
+      text: 'head -n 1',
+      n: waits,
+      timeoutMs: 10_000,
+    });
     return { send, wait, childWait, floorSend, floorReader, pollingSend, pollingShellRead, pollingChildWait };
   } finally {
     await context.product.call('dispose', { owner });
@@ -409,12 +454,7 @@ export interface MemoryStep extends MemoryFigures {
 }
 
 /** In a fresh child of each server: nothing, one terminal with a full history, 32 of them, all disposed. */
-export async function memoryRun(
-  product: RpcChild<unknown>,
-  baseline: RpcChild<unknown>,
-  count: number,
-  log: (message: string) => void,
-) {
+export async function memoryRun(product: RpcChild<unknown>, baseline: RpcChild<unknown>, count: number, log: (message: string) => void) {
   const owners = Array.from({ length: count }, (_, i) => `memory-${i}`);
   // A warm process: one terminal created, filled and disposed first, so the one-time costs of the process
   // (code loaded and compiled, the heap's working size) are reported apart, not charged to a terminal.
@@ -478,7 +518,11 @@ export async function interruptRun(context: BenchContext, system: System): Promi
     else await session.page.keyboard.press('Control+c');
     const handle = await session.page.waitForFunction(
       (product) => {
-        const b = (window as unknown as { __bench: { prompt: { t: number | null; paint: number | null }; clicks: { t: number }[]; keys: { key: string; t: number }[] } }).__bench;
+        const b = (
+          window as unknown as {
+            __bench: { prompt: { t: number | null; paint: number | null }; clicks: { t: number }[]; keys: { key: string; t: number }[] };
+          }
+        ).__bench;
         if (b.prompt.t === null || !b.prompt.paint) return false;
         const t0 = product ? b.clicks.at(-1)!.t : b.keys.filter((k) => k.key === 'c').at(-1)!.t;
         return { ms: b.prompt.t - t0, paint: b.prompt.paint - t0 };
@@ -494,12 +538,24 @@ export async function interruptRun(context: BenchContext, system: System): Promi
       const stats = await context.product.call<{ views: { ownerId: string }[] }>('transportStats').catch(() => ({ views: [] }));
       const screen = await session.page
         .evaluate(() => {
-          const el = document.querySelector('shared-terminal') as unknown as { renderer: { buffer: { active: { baseY: number; cursorY: number; getLine(y: number): { translateToString(trim?: boolean): string } | undefined } } } | null; connectionState: string };
+          const el = document.querySelector('shared-terminal') as unknown as {
+            renderer: {
+              buffer: {
+                active: { baseY: number; cursorY: number; getLine(y: number): { translateToString(trim?: boolean): string } | undefined };
+              };
+            } | null;
+            connectionState: string;
+          };
           const buffer = el.renderer?.buffer.active;
-          return { state: el.connectionState, cursorLine: buffer ? buffer.getLine(buffer.baseY + buffer.cursorY)?.translateToString(true) : null };
+          return {
+            state: el.connectionState,
+            cursorLine: buffer ? buffer.getLine(buffer.baseY + buffer.cursorY)?.translateToString(true) : null,
+          };
         })
         .catch(() => null);
-      context.log(`  interrupt (product) view: ${JSON.stringify(stats.views.filter((v) => v.ownerId === session.id))}; page: ${JSON.stringify(screen)}`);
+      context.log(
+        `  interrupt (product) view: ${JSON.stringify(stats.views.filter((v) => v.ownerId === session.id))}; page: ${JSON.stringify(screen)}`,
+      );
     }
     return { ms: null, paint: null };
   } finally {
@@ -514,10 +570,27 @@ export async function historyToolsRun(context: BenchContext, n: number) {
   try {
     await context.product.call('ensure', { owner });
     await context.product.call('fillHistory', { owner, lines: HISTORY_LINES });
-    const readNewest = await context.product.call<{ times: number[]; bytes: number }>('toolTimes', { owner, tool: 'shared_terminal_read', args: {}, n });
-    const readOldest = await context.product.call<{ times: number[]; bytes: number }>('toolTimes', { owner, tool: 'shared_terminal_read', args: { offset: 9_500, count: 500 }, n });
-    const reset = await context.product.call<{ times: number[] }>('resetTimes', { owner, n: Math.max(2, Math.ceil(n / 4)), lines: HISTORY_LINES });
-    const pollingReset = await context.baseline.call<{ times: number[] }>('pollingResetTimes', { n: Math.max(2, Math.ceil(n / 4)), lines: HISTORY_LINES });
+    const readNewest = await context.product.call<{ times: number[]; bytes: number }>('toolTimes', {
+      owner,
+      tool: 'shared_terminal_read',
+      args: {},
+      n,
+    });
+    const readOldest = await context.product.call<{ times: number[]; bytes: number }>('toolTimes', {
+      owner,
+      tool: 'shared_terminal_read',
+      args: { offset: 9_500, count: 500 },
+      n,
+    });
+    const reset = await context.product.call<{ times: number[] }>('resetTimes', {
+      owner,
+      n: Math.max(2, Math.ceil(n / 4)),
+      lines: HISTORY_LINES,
+    });
+    const pollingReset = await context.baseline.call<{ times: number[] }>('pollingResetTimes', {
+      n: Math.max(2, Math.ceil(n / 4)),
+      lines: HISTORY_LINES,
+    });
     return { readNewest, readOldest, reset, pollingReset };
   } finally {
     await context.product.call('dispose', { owner });

@@ -67,7 +67,14 @@ export interface ProbeFunctions {
 
 interface ProbedTerminal {
   write(data: string | Uint8Array, callback?: () => void): void;
-  buffer: { active: { baseY: number; cursorY: number; cursorX: number; getLine(y: number): { translateToString(trim?: boolean): string } | undefined } };
+  buffer: {
+    active: {
+      baseY: number;
+      cursorY: number;
+      cursorX: number;
+      getLine(y: number): { translateToString(trim?: boolean): string } | undefined;
+    };
+  };
   __benchSeen?: boolean;
   /** The end of the previous write: the done line may be split across two chunks. */
   __benchTail?: string;
@@ -81,7 +88,25 @@ interface ProbeWindow {
 export function installProbe(): void {
   const w = window as unknown as ProbeWindow;
   const hooked = new WeakSet<object>();
-  const state: ProbeState = { keys: [], clicks: [], expect: null, echoes: [], done: [], parsedChars: 0, bigWrites: [], bigMessages: [], snapshots: [], snapshotSequence: null, caughtUp: [], screens: [], sent: {}, arrived: {}, acks: [], prompt: { since: Infinity, t: null, paint: null }, terms: 0 };
+  const state: ProbeState = {
+    keys: [],
+    clicks: [],
+    expect: null,
+    echoes: [],
+    done: [],
+    parsedChars: 0,
+    bigWrites: [],
+    bigMessages: [],
+    snapshots: [],
+    snapshotSequence: null,
+    caughtUp: [],
+    screens: [],
+    sent: {},
+    arrived: {},
+    acks: [],
+    prompt: { since: Infinity, t: null, paint: null },
+    terms: 0,
+  };
   addEventListener('keydown', (event) => state.keys.push({ key: event.key, t: event.timeStamp }), true);
   addEventListener('click', (event) => state.clicks.push({ t: event.timeStamp }), true);
   addEventListener('shared-terminal-screen', (event) => {
@@ -125,7 +150,8 @@ export function installProbe(): void {
           return; // a snapshot has no `data`: the echo's arrival is an output frame's
         }
         const expected = state.expect;
-        if (expected !== null && state.arrived[expected] === undefined && carries(payload(event.data, 'data'), expected)) state.arrived[expected] = t;
+        if (expected !== null && state.arrived[expected] === undefined && carries(payload(event.data, 'data'), expected))
+          state.arrived[expected] = t;
       });
     }
     override send(data: string | ArrayBufferLike | Blob | ArrayBufferView): void {
@@ -168,7 +194,14 @@ export function installProbe(): void {
     if (ack) firsts.push({ t: ack.t, paint: ack.t, glyph: false });
     if (firsts.length === 0) return null;
     const first = firsts.reduce((a, x) => (x.t < a.t ? x : a));
-    return { latency: first.t - key.t, paint: first.paint - key.t, glyph: first.glyph, sent: (state.sent[c] ?? NaN) - key.t, arrived: (state.arrived[c] ?? NaN) - key.t, keyWall: performance.timeOrigin + key.t };
+    return {
+      latency: first.t - key.t,
+      paint: first.paint - key.t,
+      glyph: first.glyph,
+      sent: (state.sent[c] ?? NaN) - key.t,
+      arrived: (state.arrived[c] ?? NaN) - key.t,
+      keyWall: performance.timeOrigin + key.t,
+    };
   };
   w.__bench = Object.assign(state, {
     whenShown(c: string, sequence: number | null, timeoutMs: number): Promise<ShownInPage | null> {
@@ -232,10 +265,9 @@ export function installProbe(): void {
           });
         }
         if (state.prompt.t === null && performance.now() >= state.prompt.since) {
-          const term = this;
           probes.push(() => {
             if (state.prompt.t !== null) return;
-            const buffer = term.buffer.active;
+            const buffer = this.buffer.active;
             const line = buffer.getLine(buffer.baseY + buffer.cursorY)?.translateToString(true) ?? '';
             if (buffer.cursorX > 0 && /[$#] ?$/.test(line)) {
               state.prompt.t = performance.now();

@@ -6,17 +6,26 @@
  * which is also checked against a read of the screen). Writes bench/tool-bytes.json and this measure's
  * section of REPORT.md (report.ts keeps the section when it rewrites the report).
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { TerminalHub, createNodePtyProvider, rebuildViewport, resolveConfig, runRead, runSend, utf8Length, type SendResult } from '@shared-terminal/server';
+import {
+  TerminalHub,
+  createNodePtyProvider,
+  rebuildViewport,
+  resolveConfig,
+  runRead,
+  runSend,
+  utf8Length,
+  type SendResult,
+} from '@shared-terminal/server';
 import { TOOL_BYTES_FILE, type ToolBytes } from './tool-bytes-report.ts';
 import { rewriteSideSections } from './side-sections.ts';
 
 const SESSION = [
   'pwd',
   'ls -la',
-  "mkdir -p src && printf 'import sys\\nprint(\"hello\", sys.argv[1:])\\n' > src/main.py",
+  'mkdir -p src && printf \'import sys\\nprint("hello", sys.argv[1:])\\n\' > src/main.py',
   'cat src/main.py',
   'python3 src/main.py a b',
   'python3 -c "print(1)"',

@@ -18,7 +18,7 @@ const code = await new Promise((resolve) => {
   child.on('close', (c) => resolve(c ?? 1));
 });
 let passed = 0;
-let failed = 0;
+let failed;
 try {
   const result = JSON.parse(readFileSync(report, 'utf8'));
   passed = result.numPassedTests;

@@ -25,7 +25,12 @@ interface ShownTerminal extends Element {
 const run = promisify(execFile);
 const root = new URL('../../../', import.meta.url).pathname;
 const fixtures = new URL('../fixtures/', import.meta.url).pathname;
-const PUBLISHED = { server: 'packages/terminal-server', element: 'packages/terminal-element', standalone: 'packages/standalone', plugin: 'packages/dsh-plugin' };
+const PUBLISHED = {
+  server: 'packages/terminal-server',
+  element: 'packages/terminal-element',
+  standalone: 'packages/standalone',
+  plugin: 'packages/dsh-plugin',
+};
 type Published = keyof typeof PUBLISHED;
 
 const scratch = mkdtempSync(join(tmpdir(), 'shared-terminal-consumer-'));
@@ -38,7 +43,9 @@ async function sh(cwd: string, command: string, args: string[], timeout = 180_00
     return stdout + stderr;
   } catch (error) {
     const e = error as { stdout?: string; stderr?: string; message: string };
-    throw new Error(`${command} ${args.join(' ')} (in ${cwd}) failed:\n${e.stdout ?? ''}${e.stderr ?? ''}\n${e.message}`);
+    throw new Error(`${command} ${args.join(' ')} (in ${cwd}) failed:\n${e.stdout ?? ''}${e.stderr ?? ''}\n${e.message}`, {
+      cause: error,
+    });
   }
 }
 
@@ -47,7 +54,10 @@ async function project(name: 'app' | 'strict'): Promise<string> {
   const dir = join(scratch, name);
   cpSync(join(fixtures, name), dir, { recursive: true });
   const manifest = join(dir, 'package.json');
-  writeFileSync(manifest, readFileSync(manifest, 'utf8').replace(/"TARBALL:(\w+)"/g, (_, key: Published) => JSON.stringify(`file:${tarballs[key]}`)));
+  writeFileSync(
+    manifest,
+    readFileSync(manifest, 'utf8').replace(/"TARBALL:(\w+)"/g, (_, key: Published) => JSON.stringify(`file:${tarballs[key]}`)),
+  );
   // No lockfile and no workspace around it: the registry's packages, as a user's install gets them.
   await sh(dir, 'pnpm', ['install', '--prefer-offline', '--ignore-workspace', '--config.confirmModulesPurge=false']);
   return dir;
@@ -71,12 +81,14 @@ describe('the packed packages', () => {
   test('each tarball has its LICENSE and CHANGELOG, no source or test helpers, and no workspace: ranges', async () => {
     for (const [key, file] of Object.entries(tarballs) as [Published, string][]) {
       const files = (await sh(scratch, 'tar', ['tzf', file])).trim().split('\n');
-      for (const needed of ['package/LICENSE', 'package/CHANGELOG.md', 'package/README.md', 'package/package.json']) assert.ok(files.includes(needed), `${key}: ${needed}`);
+      for (const needed of ['package/LICENSE', 'package/CHANGELOG.md', 'package/README.md', 'package/package.json'])
+        assert.ok(files.includes(needed), `${key}: ${needed}`);
       const stray = files.filter((f) => /^package\/(src|test)\//.test(f) || /testing|scripted-server|page-server|chromium\.m?js/.test(f));
       assert.deepEqual(stray, [], `${key}: no source or test helpers`);
       const manifest = JSON.parse(await sh(scratch, 'tar', ['xzf', file, '-O', 'package/package.json'])) as Record<string, unknown>;
       assert.doesNotMatch(JSON.stringify(manifest), /workspace:/, `${key}: workspace ranges rewritten`);
-      for (const field of ['repository', 'engines', 'sideEffects', 'keywords', 'license']) assert.ok(manifest[field] !== undefined, `${key}: ${field}`);
+      for (const field of ['repository', 'engines', 'sideEffects', 'keywords', 'license'])
+        assert.ok(manifest[field] !== undefined, `${key}: ${field}`);
       assert.equal(manifest['license'], 'MIT');
     }
   });
@@ -86,14 +98,23 @@ describe('the packed packages', () => {
     await sh(dir, join(dir, 'node_modules/typescript/bin/tsc'), ['-p', '.']);
     await sh(dir, join(dir, 'node_modules/typescript-7/bin/tsc'), ['-p', '.']);
     // The test helpers are no part of the published exports (Node could not load their .ts from node_modules).
-    const resolved = await sh(dir, process.execPath, ['-e', "try { import.meta.resolve('@shared-terminal/element/testing'); console.log('resolved') } catch (e) { console.log(e.code) }", '--input-type=module']);
+    const resolved = await sh(dir, process.execPath, [
+      '-e',
+      "try { import.meta.resolve('@shared-terminal/element/testing'); console.log('resolved') } catch (e) { console.log(e.code) }",
+      '--input-type=module',
+    ]);
     assert.equal(resolved.trim(), 'ERR_PACKAGE_PATH_NOT_EXPORTED');
-    const manifest = JSON.parse(readFileSync(join(dir, 'node_modules/@shared-terminal/element/package.json'), 'utf8')) as { customElements: string };
+    const manifest = JSON.parse(readFileSync(join(dir, 'node_modules/@shared-terminal/element/package.json'), 'utf8')) as {
+      customElements: string;
+    };
     const cem = JSON.parse(readFileSync(join(dir, 'node_modules/@shared-terminal/element', manifest.customElements), 'utf8')) as {
       modules: { declarations: { tagName?: string; events?: { name: string }[] }[] }[];
     };
     const element = cem.modules.flatMap((m) => m.declarations).find((d) => d.tagName === 'shared-terminal');
-    assert.ok(element?.events?.some((e) => e.name === 'shared-terminal-lease'), 'the manifest describes the element and its events');
+    assert.ok(
+      element?.events?.some((e) => e.name === 'shared-terminal-lease'),
+      'the manifest describes the element and its events',
+    );
   });
 
   describe('a Vite + React 19 app', () => {

@@ -25,7 +25,7 @@ function fail(code: number, message: string): never {
 
 function checkCwd(cwd: string): string {
   const dir = resolve(cwd);
-  let ok = false;
+  let ok: boolean;
   try {
     ok = statSync(dir).isDirectory();
   } catch {
@@ -59,7 +59,8 @@ async function startServer(options: HostOptions): Promise<StandaloneServer> {
     });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EADDRINUSE') fail(1, `port ${options.port} on ${options.host} is in use: pass --port 0 for a free port, or another --port`);
+    if (code === 'EADDRINUSE')
+      fail(1, `port ${options.port} on ${options.host} is in use: pass --port 0 for a free port, or another --port`);
     if (code === 'EADDRNOTAVAIL') fail(1, `cannot bind ${options.host}: pass an address of this machine to --host, e.g. 127.0.0.1`);
     if (code === 'EACCES') fail(1, `no permission to bind port ${options.port}: use a port above 1023`);
     throw error;
@@ -102,7 +103,9 @@ async function main(command: Command): Promise<void> {
       // The one line on stdout: scripts read the address from it.
       process.stdout.write(`shared-terminal: ${server.link('/')}\n`);
       if (command.options.host !== '127.0.0.1' && command.options.host !== 'localhost' && command.options.host !== '::1') {
-        process.stderr.write(`shared-terminal: bound to ${command.options.host}: anyone who can reach it and knows the token controls the shells\n`);
+        process.stderr.write(
+          `shared-terminal: bound to ${command.options.host}: anyone who can reach it and knows the token controls the shells\n`,
+        );
       }
       return;
     }

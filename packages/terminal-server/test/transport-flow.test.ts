@@ -107,12 +107,14 @@ describe('transport flow control', () => {
     slow.terminate();
   });
 
-  test('a view that stops acking never slows the shell: it holds a window, skips the rest, gets the prompt\'s screen, then its history back', async () => {
+  test("a view that stops acking never slows the shell: it holds a window, skips the rest, gets the prompt's screen, then its history back", async () => {
     const { view: controller, stats } = await viewThatStoppedAcking('window');
     const lines = 30_000;
     const charsBefore = controller.outputChars;
     const snapshotsBefore = controller.snapshots;
-    const flood = await runSend(h.hub, 'window', { text: `seq -f 'window flood line %g of a flood the view cannot keep up with' 1 ${lines}; echo window-done` });
+    const flood = await runSend(h.hub, 'window', {
+      text: `seq -f 'window flood line %g of a flood the view cannot keep up with' 1 ${lines}; echo window-done`,
+    });
     assert.equal(flood.waitReason, 'prompt', 'the flood finished although the view stopped acking');
     const held = stats();
     assert.ok(held.unackedChars <= FLOW_WINDOW_CHARS + 65_536, `at most a window (and one chunk) in flight (${held.unackedChars})`);
@@ -131,7 +133,10 @@ describe('transport flow control', () => {
     controller.ackNow();
     await assertSameScreen(h, 'window', controller);
     const last = controller.frames.filter((f) => f.type === 'snapshot').at(-1);
-    assert.ok(last && last.type === 'snapshot' && last.historyLines > 900, `the history came back (${last?.type === 'snapshot' ? last.historyLines : '?'} lines)`);
+    assert.ok(
+      last && last.type === 'snapshot' && last.historyLines > 900,
+      `the history came back (${last?.type === 'snapshot' ? last.historyLines : '?'} lines)`,
+    );
     assert.ok(controller.screen().tail.some((line) => line.includes(`window flood line ${lines} of`)));
     assert.equal(stats().holding, false);
     assert.equal(stats().catchUps, 1);
@@ -139,7 +144,7 @@ describe('transport flow control', () => {
   });
 
   test('while a flood goes on, a view a catch-up behind gets a screen after each ack (at the flood pace) and no output; once output slows, output follows again', async () => {
-    const { view, stats } = await viewSkippingAFlood('screens', 'seq -f \"screens flood line %g\" 1 5000');
+    const { view, stats } = await viewSkippingAFlood('screens', 'seq -f "screens flood line %g" 1 5000');
 
     const framesAfter = (index: number) => view.frames.slice(index).filter((f) => f.type === 'snapshot' || f.type === 'output');
     // Ack like a page: once everything received is parsed.
@@ -176,14 +181,17 @@ describe('transport flow control', () => {
     await runSend(h.hub, 'screens', { text: "seq -f 'screens burst line %g' 1 20000" });
     await view.waitFor(
       () => stats().skippedChars > skipped && view.frames.slice(beforeBurst).some((f) => f.type === 'snapshot'),
-      'the burst skipped, and its prompt\'s screen',
+      "the burst skipped, and its prompt's screen",
     );
     assert.equal(stats().catchUps, catchUps + 1);
     const caughtUp = view.frames.findIndex((f, i) => i >= beforeBurst && f.type === 'snapshot');
     await runSend(h.hub, 'screens', { text: 'echo screens-tail-line' });
     await view.waitFor(() => view.settled, 'the catch-up parsed');
     view.ackNow();
-    await view.waitFor(() => view.frames.slice(caughtUp + 1).some((f) => f.type === 'output' && f.data.includes('screens-tail-line')), 'the little output as output');
+    await view.waitFor(
+      () => view.frames.slice(caughtUp + 1).some((f) => f.type === 'output' && f.data.includes('screens-tail-line')),
+      'the little output as output',
+    );
     assert.equal(stats().catchUps, catchUps + 1, 'no second catch-up');
     view.acksPaused = false;
     view.ackNow();
@@ -214,7 +222,10 @@ describe('transport flow control', () => {
       await view.waitFor(() => view.snapshots > before, `a screen after the echo of ${key}, unacked`);
       owner.off('output', onOutput);
       const latest = view.frames.filter((f): f is SnapshotFrame => f.type === 'snapshot').at(-1)!;
-      assert.ok(latest.sequence >= echoSequence, `the screen (sequence ${latest.sequence}) is at least as new as the echo (${echoSequence})`);
+      assert.ok(
+        latest.sequence >= echoSequence,
+        `the screen (sequence ${latest.sequence}) is at least as new as the echo (${echoSequence})`,
+      );
       assert.equal(latest.historyLines, 0, 'a catch-up: the screen alone');
     }
     // Keys that echo nothing printable (Backspace) send no extra screen.
@@ -292,7 +303,7 @@ describe('transport flow control', () => {
     view.terminate();
   });
 
-  test('a flood that ends at the prompt: the prompt\'s screen goes out at once, without an ack', async () => {
+  test("a flood that ends at the prompt: the prompt's screen goes out at once, without an ack", async () => {
     const { owner, view, stats } = await viewThatStoppedAcking('prompt-back');
     let promptSequence = Infinity;
     const onOutput = (event: OutputEvent) => {
@@ -302,7 +313,7 @@ describe('transport flow control', () => {
     const flood = await runSend(h.hub, 'prompt-back', { text: 'seq 1 300000' });
     assert.equal(flood.waitReason, 'prompt');
     assert.ok(stats().skippedChars > 0, 'the view skipped part of the flood');
-    assert.notEqual(promptSequence, Infinity, 'the prompt\'s output is marked');
+    assert.notEqual(promptSequence, Infinity, "the prompt's output is marked");
     // Before this change the view waited for the ack of its last catch-up, which never comes here.
     const snapshots = () => view.frames.filter((f): f is SnapshotFrame => f.type === 'snapshot');
     await view.waitFor(() => snapshots().at(-1)!.sequence >= promptSequence, 'a screen with the prompt, unacked');
@@ -326,7 +337,10 @@ describe('transport flow control', () => {
     const [first, full] = firstSnapshots(acking);
     assert.equal(first!.historyLines, ATTACH_HISTORY_LINES, 'the first snapshot has the newest rows alone');
     assert.equal(first!.truncated, true);
-    assert.ok(first!.replay.includes('backfill row 3000') && !first!.replay.includes('backfill row 2000\r'), 'the newest rows, not the oldest');
+    assert.ok(
+      first!.replay.includes('backfill row 3000') && !first!.replay.includes('backfill row 2000\r'),
+      'the newest rows, not the oldest',
+    );
     assert.ok(full!.historyLines >= 990, `then the whole history (${full!.historyLines} lines)`);
     assert.ok(full!.replay.length > first!.replay.length);
     await assertSameScreen(h, 'backfill', acking);

@@ -27,10 +27,14 @@ export async function screenText(page: Page): Promise<string> {
 }
 
 export async function waitForScreen(page: Page, pattern: RegExp, what: string, timeoutMs = 20_000): Promise<string> {
-  return waitFor(async () => {
-    const text = await screenText(page).catch(() => '');
-    return pattern.test(text) ? text : undefined;
-  }, `${what} (screen ${pattern})`, timeoutMs);
+  return waitFor(
+    async () => {
+      const text = await screenText(page).catch(() => '');
+      return pattern.test(text) ? text : undefined;
+    },
+    `${what} (screen ${pattern})`,
+    timeoutMs,
+  );
 }
 
 /** Pick the workspace folder in the browse dialog (first session only). */
@@ -75,10 +79,14 @@ export async function openTerminal(page: Page): Promise<void> {
   await expandTerminal(page);
   let last = '';
   try {
-    await waitFor(async () => /^Controller\b.*\bconnected\b/.test((last = await statusText(page).catch(() => ''))), 'the panel to connect as Controller', 20_000);
+    await waitFor(
+      async () => /^Controller\b.*\bconnected\b/.test((last = await statusText(page).catch(() => ''))),
+      'the panel to connect as Controller',
+      20_000,
+    );
   } catch (error) {
     // Say what the panel showed instead (read only? still connecting? no element?), so a failure names its cause.
-    throw new Error(`${(error as Error).message}; the status line read ${JSON.stringify(last)}`);
+    throw new Error(`${(error as Error).message}; the status line read ${JSON.stringify(last)}`, { cause: error });
   }
 }
 

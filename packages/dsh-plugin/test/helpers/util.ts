@@ -17,14 +17,14 @@ export function descendants(pid: number): number[] {
   const queue = [pid];
   while (queue.length > 0) {
     const current = queue.shift()!;
-    let tasks: string[] = [];
+    let tasks: string[];
     try {
       tasks = readdirSync(`/proc/${current}/task`);
     } catch {
       continue;
     }
     for (const task of tasks) {
-      let children = '';
+      let children: string;
       try {
         children = readFileSync(`/proc/${current}/task/${task}/children`, 'utf8');
       } catch {
