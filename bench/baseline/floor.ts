@@ -35,7 +35,13 @@ export class Floor {
     const config = resolveConfig({ rows: options.rows, cols: options.cols });
     const launch = prepareShellLaunch({ baseEnv: process.env, shellPath: config.shellPath, term: config.term, extraEnv: config.env });
     this.nonce = launch.nonce;
-    this.pty = spawn(config.shellPath, config.shellArgs, { name: config.term, cwd: options.cwd, rows: config.rows, cols: config.cols, env: launch.env });
+    this.pty = spawn(config.shellPath, config.shellArgs, {
+      name: config.term,
+      cwd: options.cwd,
+      rows: config.rows,
+      cols: config.cols,
+      env: launch.env,
+    });
     this.pty.onData((data) => {
       const at = performance.now();
       const text = this.tail + data;

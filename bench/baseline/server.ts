@@ -47,7 +47,14 @@ function termFor(id: string): Term {
     cwd,
     rows,
     cols,
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', TERM: 'xterm-256color', COLORTERM: 'truecolor', PS1: DEFAULT_PS1, PAGER: 'cat' },
+    env: {
+      PATH: process.env.PATH ?? '/usr/bin:/bin',
+      HOME: process.env.HOME ?? '/tmp',
+      TERM: 'xterm-256color',
+      COLORTERM: 'truecolor',
+      PS1: DEFAULT_PS1,
+      PAGER: 'cat',
+    },
   });
   const created: Term = { pty, sockets: new Set(), output: '' };
   pty.onData((data) => {
@@ -81,7 +88,8 @@ const page = (id: string) => `<!doctype html>
 
 const server = createServer((req, res) => {
   const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-  if (url.pathname === '/') res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page(url.searchParams.get('term') ?? 'bench'));
+  if (url.pathname === '/')
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page(url.searchParams.get('term') ?? 'bench'));
   else if (url.pathname === '/xterm.mjs') res.writeHead(200, { 'content-type': 'text/javascript' }).end(xtermModule);
   else if (url.pathname === '/xterm.css') res.writeHead(200, { 'content-type': 'text/css' }).end(xtermCss);
   else res.writeHead(404).end();
@@ -168,7 +176,13 @@ serveRpc(
       return {};
     },
     memory({ terms: ids }: { terms: string[] }) {
-      return { ...settledMemory(), shells: ids.map((id) => { const pid = terms.get(id)?.pty.pid; return pid ? rssOf(pid) : 0; }) };
+      return {
+        ...settledMemory(),
+        shells: ids.map((id) => {
+          const pid = terms.get(id)?.pty.pid;
+          return pid ? rssOf(pid) : 0;
+        }),
+      };
     },
     async pollingSendTimes({ text, n }: { text: string; n: number }) {
       const d = await pollingDriver();
@@ -225,7 +239,17 @@ serveRpc(
     async shutdown() {
       await driver?.kill();
       await floor?.kill();
-      await Promise.all([...terms.keys()].map((id) => new Promise<void>((resolve) => { const t = terms.get(id); if (!t) return resolve(); t.pty.onExit(() => resolve()); t.pty.kill('SIGHUP'); })));
+      await Promise.all(
+        [...terms.keys()].map(
+          (id) =>
+            new Promise<void>((resolve) => {
+              const t = terms.get(id);
+              if (!t) return resolve();
+              t.pty.onExit(() => resolve());
+              t.pty.kill('SIGHUP');
+            }),
+        ),
+      );
       for (const ws of wss.clients) ws.terminate();
       wss.close();
       server.closeAllConnections();

@@ -49,7 +49,43 @@ export function writeContent(): ContentFiles {
   const dir = mkdtempSync(join(tmpdir(), 'shared-terminal-bench-'));
   const throughput = join(dir, 'throughput.txt');
   const flood = join(dir, 'flood.txt');
-  writeFileSync(throughput, fill(THROUGHPUT_BYTES, ['lorem', 'ipsum', 'dolor', 'sit', 'amet', 'consectetur', 'adipiscing', 'elit', 'sed', 'do', 'eiusmod', 'tempor', 'incididunt', 'ut', 'labore', 'et', 'dolore', 'magna', 'aliqua', 'ENIM', 'AD', 'MINIM', 'veniam', 'quis', 'nostrud', 'exercitation', '0x7f3a', '1234', '3.14159', 'ok', 'FAIL', 'warn:']));
+  writeFileSync(
+    throughput,
+    fill(THROUGHPUT_BYTES, [
+      'lorem',
+      'ipsum',
+      'dolor',
+      'sit',
+      'amet',
+      'consectetur',
+      'adipiscing',
+      'elit',
+      'sed',
+      'do',
+      'eiusmod',
+      'tempor',
+      'incididunt',
+      'ut',
+      'labore',
+      'et',
+      'dolore',
+      'magna',
+      'aliqua',
+      'ENIM',
+      'AD',
+      'MINIM',
+      'veniam',
+      'quis',
+      'nostrud',
+      'exercitation',
+      '0x7f3a',
+      '1234',
+      '3.14159',
+      'ok',
+      'FAIL',
+      'warn:',
+    ]),
+  );
   writeFileSync(flood, fill(1_000_000, ['0123456789', '31415926', '27182818', '161803', '1414213562', '42', '000000', '99999']));
   return { dir, throughput, flood };
 }

@@ -17,7 +17,8 @@ export interface DshLag {
   takeoverAfterCallMs: { median: number; samples: number[] };
 }
 
-const verdict = (value: number, goal: number) => (value <= goal ? `**met** (${Math.round(goal - value)} ms under)` : `**missed** (${Math.round(value - goal)} ms over)`);
+const verdict = (value: number, goal: number) =>
+  value <= goal ? `**met** (${Math.round(goal - value)} ms under)` : `**missed** (${Math.round(value - goal)} ms over)`;
 
 export function dshLagSection(results: DshLag): string {
   const out = results.outputAfterResultMs;
@@ -27,8 +28,8 @@ export function dshLagSection(results: DshLag): string {
     '',
     `Measured by \`npm run dsh-lag\` (bench/src/dsh-lag.ts, running packages/dsh-plugin/test/lag.measure.ts) on ${results.measuredAt}, ` +
       `load average ${results.loadAverage.map((l) => l.toFixed(1)).join(' / ')}: real DSH Web rc.8 with the packed plugin and Chromium, ` +
-      'the panel open and rendering. Output: a model send of `sleep 0.3; expr 1000 + i`, from DSH\'s next model call (made as soon as ' +
-      'DSH appended the tool result) to the page\'s socket delivering the frame with the answer (negative: the page had it first). ' +
+      "the panel open and rendering. Output: a model send of `sleep 0.3; expr 1000 + i`, from DSH's next model call (made as soon as " +
+      "DSH appended the tool result) to the page's socket delivering the frame with the answer (negative: the page had it first). " +
       'Take over: a model send of a sleep, from the model call that made the tool call to the button being enabled.',
     '',
     '| measure | goal (the original plugin) | ours, median | samples (ms) | verdict |',

@@ -23,4 +23,6 @@ const results = JSON.parse(readFileSync(out, 'utf8')) as DshLag;
 results.loadAverage = started;
 writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`);
 rewriteSideSections(benchDir);
-console.log(`output ${results.outputAfterResultMs.median} ms after the result, Take over ${results.takeoverAfterCallMs.median} ms after the call; wrote ${DSH_LAG_FILE} and REPORT.md`);
+console.log(
+  `output ${results.outputAfterResultMs.median} ms after the result, Take over ${results.takeoverAfterCallMs.median} ms after the call; wrote ${DSH_LAG_FILE} and REPORT.md`,
+);

@@ -17,7 +17,19 @@ import { chromium } from 'playwright-core';
 import { chromiumLaunchOptions } from '@shared-terminal/test-support/chromium';
 import { writeContent } from './content.ts';
 import { RpcChild } from './rpc.ts';
-import { drainRun, echoReadFloorRun, echoRun, historyToolsRun, interruptRun, memoryRun, reconnectRun, throughputRun, toolRun, type BenchContext, type EchoRun } from './measures.ts';
+import {
+  drainRun,
+  echoReadFloorRun,
+  echoRun,
+  historyToolsRun,
+  interruptRun,
+  memoryRun,
+  reconnectRun,
+  throughputRun,
+  toolRun,
+  type BenchContext,
+  type EchoRun,
+} from './measures.ts';
 import { manyLatencyRun, manyMemoryRun, manyPlan } from './many.ts';
 import { writeReport, type RawResults } from './report.ts';
 import { median as exactMedian, percentile } from './stats.ts';
@@ -51,7 +63,8 @@ if (values.from) {
 const runs = Math.max(1, Number(values.runs));
 const keys = Math.max(5, Number(values.keys));
 const selected = new Set(values.only ? values.only.split(',') : ALL);
-for (const name of selected) if (!(ALL as readonly string[]).includes(name)) throw new Error(`unknown measurement ${name}: use ${ALL.join(', ')}`);
+for (const name of selected)
+  if (!(ALL as readonly string[]).includes(name)) throw new Error(`unknown measurement ${name}: use ${ALL.join(', ')}`);
 
 const began = Date.now();
 const log = (message: string) => console.log(`[bench ${((Date.now() - began) / 1000).toFixed(0).padStart(4)} s] ${message}`);
@@ -90,12 +103,17 @@ try {
   const sample = (name: string) => (raw.load.samples[name] = load());
 
   if (selected.has('throughput')) {
-    const result: Record<string, { mbPerSecond: number; seconds: number; parsedMB: number; historySeconds?: number }[]> = { product: [], baseline: [] };
+    const result: Record<string, { mbPerSecond: number; seconds: number; parsedMB: number; historySeconds?: number }[]> = {
+      product: [],
+      baseline: [],
+    };
     for (let run = 0; run < runs; run++) {
       for (const system of order(run)) {
         const r = await throughputRun(context, system);
         result[system]!.push(r);
-        log(`throughput ${system} run ${run + 1}: ${r.mbPerSecond.toFixed(2)} MB/s (${r.seconds.toFixed(2)} s, the page parsed ${r.parsedMB.toFixed(1)} MB${r.historySeconds !== undefined ? `, full history in the page at ${r.historySeconds.toFixed(2)} s` : ''})`);
+        log(
+          `throughput ${system} run ${run + 1}: ${r.mbPerSecond.toFixed(2)} MB/s (${r.seconds.toFixed(2)} s, the page parsed ${r.parsedMB.toFixed(1)} MB${r.historySeconds !== undefined ? `, full history in the page at ${r.historySeconds.toFixed(2)} s` : ''})`,
+        );
       }
     }
     raw.measurements.throughput = result;
@@ -103,14 +121,19 @@ try {
   }
 
   if (selected.has('echo')) {
-    const result: Record<string, { idle: EchoRun[]; flood: EchoRun[] }> = { product: { idle: [], flood: [] }, baseline: { idle: [], flood: [] } };
+    const result: Record<string, { idle: EchoRun[]; flood: EchoRun[] }> = {
+      product: { idle: [], flood: [] },
+      baseline: { idle: [], flood: [] },
+    };
     for (let run = 0; run < runs; run++) {
       for (const flood of values['flood-only'] ? [true] : [false, true]) {
         for (const system of values['flood-only'] ? (['product'] as const) : order(run)) {
           const r = await echoRun(context, system, { keys, flood });
           result[system]![flood ? 'flood' : 'idle'].push(r);
           const spread = r.latencies.length ? [50, 90, 99, 100].map((p) => percentile(r.latencies, p).toFixed(1)).join(' / ') : '-';
-          log(`echo ${flood ? 'flood' : 'idle'} ${system} run ${run + 1}: ${r.latencies.length} keys, p50 / p90 / p99 / max ${spread} ms, missed ${r.missed}; median key sent at ${median(r.sends)} ms, echo arrived at ${median(r.arrivals)} ms${r.reads?.length ? `, read by the server at ${median(r.reads)} ms (p90 ${percentile(r.reads, 90).toFixed(1)}, p99 ${percentile(r.reads, 99).toFixed(1)})` : ''}`);
+          log(
+            `echo ${flood ? 'flood' : 'idle'} ${system} run ${run + 1}: ${r.latencies.length} keys, p50 / p90 / p99 / max ${spread} ms, missed ${r.missed}; median key sent at ${median(r.sends)} ms, echo arrived at ${median(r.arrivals)} ms${r.reads?.length ? `, read by the server at ${median(r.reads)} ms (p90 ${percentile(r.reads, 90).toFixed(1)}, p99 ${percentile(r.reads, 99).toFixed(1)})` : ''}`,
+          );
         }
       }
     }
@@ -119,7 +142,9 @@ try {
     for (let run = 0; run < runs; run++) {
       const r = await echoReadFloorRun(context, keys);
       floor.push(r);
-      log(`echo read floor run ${run + 1}: the server read ${r.times.length} echoes in a flood with no page, median ${median(r.times)} ms, max ${Math.max(...r.times).toFixed(1)} ms, missed ${r.missed}`);
+      log(
+        `echo read floor run ${run + 1}: the server read ${r.times.length} echoes in a flood with no page, median ${median(r.times)} ms, max ${Math.max(...r.times).toFixed(1)} ms, missed ${r.missed}`,
+      );
     }
     raw.measurements.echoReadFloor = floor;
     sample('echo');
@@ -130,7 +155,9 @@ try {
     for (let run = 0; run < runs; run++) {
       const r = await toolRun(context, 30);
       result.push(r);
-      log(`tools run ${run + 1}: send true ${median(r.send.times)} ms vs polling ${median(r.pollingSend.times)} ms; read x ${median(r.wait.times)} ms (${r.wait.reasons}), polling: ${r.pollingShellRead.outcomes}; head -n 1 ${median(r.childWait.times)} ms (${r.childWait.reasons}) vs polling ${median(r.pollingChildWait.times)} ms (${r.pollingChildWait.outcomes})`);
+      log(
+        `tools run ${run + 1}: send true ${median(r.send.times)} ms vs polling ${median(r.pollingSend.times)} ms; read x ${median(r.wait.times)} ms (${r.wait.reasons}), polling: ${r.pollingShellRead.outcomes}; head -n 1 ${median(r.childWait.times)} ms (${r.childWait.reasons}) vs polling ${median(r.pollingChildWait.times)} ms (${r.pollingChildWait.outcomes})`,
+      );
     }
     raw.measurements.tools = result;
     sample('tools');
@@ -141,7 +168,9 @@ try {
     for (let run = 0; run < runs; run++) {
       const r = await drainRun(context, 20);
       result.push(r);
-      log(`drain run ${run + 1}: ${(r.bytes / 1e6).toFixed(0)} MB of flood, the server (no page) ${r.product.mbPerSecond.toFixed(1)} MB/s, a bare PTY ${r.floor.mbPerSecond.toFixed(1)} MB/s`);
+      log(
+        `drain run ${run + 1}: ${(r.bytes / 1e6).toFixed(0)} MB of flood, the server (no page) ${r.product.mbPerSecond.toFixed(1)} MB/s, a bare PTY ${r.floor.mbPerSecond.toFixed(1)} MB/s`,
+      );
     }
     raw.measurements.drain = result;
     sample('drain');
@@ -153,7 +182,9 @@ try {
       const r = await reconnectRun(context, 7);
       result.push(r);
       const at = (pick: (s: (typeof r.samples)[number]) => number) => median(r.samples.map(pick));
-      log(`reconnect run ${run + 1}: first snapshot ${r.server.first.bytes} bytes (${r.server.first.historyLines} rows, server ${median(r.server.first.times)} ms), full ${r.server.full.bytes} bytes (${r.server.full.historyLines} rows, server ${r.server.full.times[0]} ms uncached); live ${at((s) => s.live)} ms (first snapshot arrived at ${at((s) => s.arrived)} ms), painted ${at((s) => s.painted)} ms, whole history ${at((s) => s.history)} ms`);
+      log(
+        `reconnect run ${run + 1}: first snapshot ${r.server.first.bytes} bytes (${r.server.first.historyLines} rows, server ${median(r.server.first.times)} ms), full ${r.server.full.bytes} bytes (${r.server.full.historyLines} rows, server ${r.server.full.times[0]} ms uncached); live ${at((s) => s.live)} ms (first snapshot arrived at ${at((s) => s.arrived)} ms), painted ${at((s) => s.painted)} ms, whole history ${at((s) => s.history)} ms`,
+      );
     }
     raw.measurements.reconnect = result;
     sample('reconnect');
@@ -177,7 +208,9 @@ try {
     for (let run = 0; run < runs; run++) {
       const r = await historyToolsRun(context, 8);
       result.push(r);
-      log(`history run ${run + 1}: read newest ${median(r.readNewest.times)} ms, oldest ${median(r.readOldest.times)} ms, reset ${median(r.reset.times)} ms (polling model ${median(r.pollingReset.times)} ms)`);
+      log(
+        `history run ${run + 1}: read newest ${median(r.readNewest.times)} ms, oldest ${median(r.readOldest.times)} ms, reset ${median(r.reset.times)} ms (polling model ${median(r.pollingReset.times)} ms)`,
+      );
     }
     raw.measurements.history = result;
     sample('history');
@@ -199,7 +232,9 @@ try {
         const r = await memoryRun(memProduct, memBaseline, 32, log);
         result.push(r);
         const mib = (bytes: number) => (bytes / 1048576).toFixed(2);
-        log(`memory run ${run + 1}: product +${mib(r.product.one.rss - r.product.idle.rss)} MiB for one, +${mib((r.product.all.rss - r.product.idle.rss) / 32)} MiB each of 32; baseline +${mib((r.baseline.all.rss - r.baseline.idle.rss) / 32)} MiB each`);
+        log(
+          `memory run ${run + 1}: product +${mib(r.product.one.rss - r.product.idle.rss)} MiB for one, +${mib((r.product.all.rss - r.product.idle.rss) / 32)} MiB each of 32; baseline +${mib((r.baseline.all.rss - r.baseline.idle.rss) / 32)} MiB each`,
+        );
       } finally {
         await Promise.all([memProduct.stop(), memBaseline.stop()]);
       }
@@ -210,23 +245,42 @@ try {
 
   if (selected.has('many')) {
     // A server of its own, with room for 128 terminals and the page's: the default maxSessions is 32.
-    const counts = values['many-counts'].split(',').map(Number).sort((a, b) => a - b);
+    const counts = values['many-counts']
+      .split(',')
+      .map(Number)
+      .sort((a, b) => a - b);
     const room = String(Math.max(...counts) + 8);
-    const manyServer = await RpcChild.start<{ url: string; rows: number; cols: number; scrollbackLines: number }>(productServer, [files.dir, room]);
+    const manyServer = await RpcChild.start<{ url: string; rows: number; cols: number; scrollbackLines: number }>(productServer, [
+      files.dir,
+      room,
+    ]);
     children.push(manyServer as RpcChild<unknown>);
     try {
-      const cells = await manyLatencyRun({ browser, product: manyServer, baseline: context.baseline, files, log }, manyPlan(counts), { keys: Math.max(5, Number(values['many-keys'])), sends: 20 });
+      const cells = await manyLatencyRun({ browser, product: manyServer, baseline: context.baseline, files, log }, manyPlan(counts), {
+        keys: Math.max(5, Number(values['many-keys'])),
+        sends: 20,
+      });
       raw.measurements.many = { cells };
     } finally {
       await manyServer.stop();
     }
     sample('many');
     // RSS per idle terminal in a fresh process (its young generation at full size from the start, as in 5).
-    const memoryServer = await RpcChild.start<unknown>(productServer, [files.dir, room], ['--min-semi-space-size=16', '--max-semi-space-size=16']);
+    const memoryServer = await RpcChild.start<unknown>(
+      productServer,
+      [files.dir, room],
+      ['--min-semi-space-size=16', '--max-semi-space-size=16'],
+    );
     try {
-      const memory = await manyMemoryRun(memoryServer, [64, 128].filter((n) => n <= Math.max(...counts)));
+      const memory = await manyMemoryRun(
+        memoryServer,
+        [64, 128].filter((n) => n <= Math.max(...counts)),
+      );
       raw.measurements.many!.memory = memory;
-      for (const step of memory.at) log(`many: ${step.terminals} idle terminals, +${((step.figures.rss - memory.idle.rss) / step.terminals / 1048576).toFixed(2)} MiB server RSS each`);
+      for (const step of memory.at)
+        log(
+          `many: ${step.terminals} idle terminals, +${((step.figures.rss - memory.idle.rss) / step.terminals / 1048576).toFixed(2)} MiB server RSS each`,
+        );
     } finally {
       await memoryServer.stop();
     }

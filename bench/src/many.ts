@@ -37,7 +37,9 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The cells: every count with 0, 1 and 4 floods among the other terminals (as many as there are). */
 export function manyPlan(counts: readonly number[]): { terminals: number; floods: number }[] {
-  return counts.flatMap((terminals) => [0, 1, 4].filter((floods) => floods === 0 || floods < terminals).map((floods) => ({ terminals, floods })));
+  return counts.flatMap((terminals) =>
+    [0, 1, 4].filter((floods) => floods === 0 || floods < terminals).map((floods) => ({ terminals, floods })),
+  );
 }
 
 /** Grows the server's terminals cell by cell (counts ascending), floods the first `floods` of the others. */
@@ -60,7 +62,8 @@ export async function manyLatencyRun(
       const flooding = background.slice(0, floods);
       const pidFiles = flooding.map((owner) => join(context.files.dir, `${owner}.pid`));
       try {
-        for (const [i, owner] of flooding.entries()) await server.call('send', { owner, text: backgroundFloodCommand(context.files, 120, pidFiles[i]!) });
+        for (const [i, owner] of flooding.entries())
+          await server.call('send', { owner, text: backgroundFloodCommand(context.files, 120, pidFiles[i]!) });
         if (floods > 0) await sleep(1000); // the floods are running
         const before = await server.call<{ cpuMs: number; outputChars: number }>('usage');
         const started = performance.now();
@@ -73,7 +76,15 @@ export async function manyLatencyRun(
           },
         });
         const after = await server.call<{ cpuMs: number; outputChars: number }>('usage');
-        cells.push({ terminals, floods, send, echo, cpuMs: after.cpuMs - before.cpuMs, outputChars: after.outputChars - before.outputChars, seconds: (performance.now() - started) / 1000 });
+        cells.push({
+          terminals,
+          floods,
+          send,
+          echo,
+          cpuMs: after.cpuMs - before.cpuMs,
+          outputChars: after.outputChars - before.outputChars,
+          seconds: (performance.now() - started) / 1000,
+        });
       } catch (error) {
         // One cell lost to a loaded machine (a page that did not load in time) is logged, not fatal.
         context.log(`many: ${terminals} terminals, ${floods} flooding: no figures (${(error as Error).message.split('\n')[0]})`);
@@ -89,7 +100,10 @@ export async function manyLatencyRun(
         if (floods > 0) await sleep(500); // the floods' last output is read
       }
       const cell = cells.at(-1);
-      if (cell && cell.terminals === terminals && cell.floods === floods) context.log(`many: ${terminals} terminals, ${floods} flooding: send true p50 ${median(cell.send).toFixed(1)} ms, echo p99 ${p99(cell.echo).toFixed(1)} ms (${cell.echo.latencies.length} keys, missed ${cell.echo.missed}), CPU ${((cell.cpuMs / cell.seconds) / 10).toFixed(0)}% of a core, ${(cell.outputChars / 1e6 / cell.seconds).toFixed(1)} MB/s of output`);
+      if (cell && cell.terminals === terminals && cell.floods === floods)
+        context.log(
+          `many: ${terminals} terminals, ${floods} flooding: send true p50 ${median(cell.send).toFixed(1)} ms, echo p99 ${p99(cell.echo).toFixed(1)} ms (${cell.echo.latencies.length} keys, missed ${cell.echo.missed}), CPU ${(cell.cpuMs / cell.seconds / 10).toFixed(0)}% of a core, ${(cell.outputChars / 1e6 / cell.seconds).toFixed(1)} MB/s of output`,
+        );
     }
   } finally {
     await server.call('disposeAll');

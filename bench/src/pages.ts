@@ -57,25 +57,28 @@ export async function openBaseline(browser: Browser, baseUrl: string, id: string
   const page = await newPage(browser);
   page.on('pageerror', (error) => console.error(`baseline page error: ${error.message}`));
   await page.goto(`${baseUrl}?term=${encodeURIComponent(id)}`);
-  await page.waitForFunction(
-    () => {
-      const term = (window as unknown as BenchWindow).term;
-      if (!term) return false;
-      const buffer = term.buffer.active;
-      for (let y = 0; y < buffer.length; y++) if (/[$#] ?$/.test(buffer.getLine(y)?.translateToString(true) ?? '')) return true;
-      return false;
-    },
-    undefined,
-    { timeout: 30_000, polling: 50 },
-  ).catch(async (error: Error) => {
-    const seen = await page.evaluate(() => {
-      const term = (window as unknown as BenchWindow).term;
-      const lines: string[] = [];
-      if (term) for (let y = 0; y < term.buffer.active.length; y++) lines.push(term.buffer.active.getLine(y)?.translateToString(true) ?? '');
-      return { hasTerm: !!term, text: lines.filter(Boolean).join('\n') };
+  await page
+    .waitForFunction(
+      () => {
+        const term = (window as unknown as BenchWindow).term;
+        if (!term) return false;
+        const buffer = term.buffer.active;
+        for (let y = 0; y < buffer.length; y++) if (/[$#] ?$/.test(buffer.getLine(y)?.translateToString(true) ?? '')) return true;
+        return false;
+      },
+      undefined,
+      { timeout: 30_000, polling: 50 },
+    )
+    .catch(async (error: Error) => {
+      const seen = await page.evaluate(() => {
+        const term = (window as unknown as BenchWindow).term;
+        const lines: string[] = [];
+        if (term)
+          for (let y = 0; y < term.buffer.active.length; y++) lines.push(term.buffer.active.getLine(y)?.translateToString(true) ?? '');
+        return { hasTerm: !!term, text: lines.filter(Boolean).join('\n') };
+      });
+      throw new Error(`the baseline page showed no prompt: ${JSON.stringify(seen)} (${error.message})`);
     });
-    throw new Error(`the baseline page showed no prompt: ${JSON.stringify(seen)} (${error.message})`);
-  });
   await page.evaluate(() => {
     const w = window as unknown as BenchWindow;
     w.__bench.attach(w.term);

@@ -30,7 +30,14 @@ export function settledMemory(): MemoryFigures {
   gc?.();
   const usage = process.memoryUsage();
   const newSpace = getHeapSpaceStatistics().find((space) => space.space_name === 'new_space')?.physical_space_size ?? 0;
-  return { rss: rssOf(process.pid) || usage.rss, heapUsed: usage.heapUsed, heapTotal: usage.heapTotal, external: usage.external, arrayBuffers: usage.arrayBuffers, newSpace };
+  return {
+    rss: rssOf(process.pid) || usage.rss,
+    heapUsed: usage.heapUsed,
+    heapTotal: usage.heapTotal,
+    external: usage.external,
+    arrayBuffers: usage.arrayBuffers,
+    newSpace,
+  };
 }
 
 export function wallNow(): number {
@@ -46,7 +53,11 @@ export async function startAllocationProfile(dir: string | undefined): Promise<(
   const { Session } = await import('node:inspector/promises');
   const session = new Session();
   session.connect();
-  const start: Record<string, unknown> = { samplingInterval: 16384, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true };
+  const start: Record<string, unknown> = {
+    samplingInterval: 16384,
+    includeObjectsCollectedByMajorGC: true,
+    includeObjectsCollectedByMinorGC: true,
+  };
   await session.post('HeapProfiler.startSampling', start);
   return async () => {
     const { profile } = await session.post('HeapProfiler.stopSampling');

@@ -6,7 +6,16 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { elementPage, startPageServer } from '@shared-terminal/test-support/page-server';
-import { ATTACH_HISTORY_LINES, TerminalHub, createNodePtyProvider, createTerminalTransport, resolveConfig, runSend, runTool, type ToolName } from '@shared-terminal/server';
+import {
+  ATTACH_HISTORY_LINES,
+  TerminalHub,
+  createNodePtyProvider,
+  createTerminalTransport,
+  resolveConfig,
+  runSend,
+  runTool,
+  type ToolName,
+} from '@shared-terminal/server';
 import { serveRpc } from './rpc.ts';
 import { rssOf, settledMemory, startAllocationProfile, wallNow } from './proc.ts';
 import { historyCommand } from './content.ts';
@@ -32,7 +41,8 @@ const pages = await startPageServer({
   wsPath: '/terminal/ws',
   issueToken: (ownerId, options) => transport.issueToken(ownerId, options),
   handleUpgrade: (req, socket, head) => transport.handleUpgrade(req, socket, head),
-  page: (owner) => elementPage(owner, { title: 'bench: product', style: 'body{margin:0} shared-terminal{--shared-terminal-max-height:none}', lang: 'en' }),
+  page: (owner) =>
+    elementPage(owner, { title: 'bench: product', style: 'body{margin:0} shared-terminal{--shared-terminal-max-height:none}', lang: 'en' }),
 });
 
 async function generationOf(owner: string) {

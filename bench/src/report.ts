@@ -38,9 +38,26 @@ export interface RawResults {
     drain?: { product: { mbPerSecond: number; seconds: number }; floor: { mbPerSecond: number; seconds: number }; bytes: number }[];
     many?: { cells: ManyCell[]; memory?: ManyMemory };
     reconnect?: { server: SnapshotTimes; samples: ReconnectSample[]; missed?: number }[];
-    memory?: { product: { cold?: MemoryStep; idle: MemoryStep; one: MemoryStep; two?: MemoryStep; three?: MemoryStep; four?: MemoryStep; all: MemoryStep; freed: MemoryStep }; baseline: { idle: MemoryStep; all: MemoryStep } }[];
+    memory?: {
+      product: {
+        cold?: MemoryStep;
+        idle: MemoryStep;
+        one: MemoryStep;
+        two?: MemoryStep;
+        three?: MemoryStep;
+        four?: MemoryStep;
+        all: MemoryStep;
+        freed: MemoryStep;
+      };
+      baseline: { idle: MemoryStep; all: MemoryStep };
+    }[];
     interrupt?: Record<string, { ms: number | null; paint: number | null }[]>;
-    history?: { readNewest: { times: number[]; bytes: number }; readOldest: { times: number[]; bytes: number }; reset: { times: number[] }; pollingReset: { times: number[] } }[];
+    history?: {
+      readNewest: { times: number[]; bytes: number };
+      readOldest: { times: number[]; bytes: number };
+      reset: { times: number[] };
+      pollingReset: { times: number[] };
+    }[];
   };
 }
 
@@ -72,7 +89,8 @@ const mib = (bytes: number) => `${round(bytes / MIB, 2)} MiB`;
 /** A change in MiB with its sign (+1.5 MiB, −0.9 MiB). */
 const signedMib = (bytes: number) => (bytes < 0 ? `−${mib(-bytes)}` : `+${mib(bytes)}`);
 const flat = <T>(lists: T[][]) => lists.flat();
-const over = (value: number, limit: number) => (value <= limit ? `${round(limit - value, 1)} under` : `${round(value - limit, 1)} over (${round(value / limit, 2)}x the goal)`);
+const over = (value: number, limit: number) =>
+  value <= limit ? `${round(limit - value, 1)} under` : `${round(value - limit, 1)} over (${round(value / limit, 2)}x the goal)`;
 
 /**
  * Every typed key of `runs`: its latency, its place in its run, and its server read time when the run has
@@ -103,7 +121,12 @@ function slowestHundredth(runs: EchoRun[]): { keys: number; early: number; read:
 }
 
 /** RSS and held memory (heap used + external) that each of the 2nd, 3rd and 4th terminals added. */
-function singleSteps(product: { one: MemoryStep; two?: MemoryStep; three?: MemoryStep; four?: MemoryStep }): { rss: number; held: number; newSpace: number }[] {
+function singleSteps(product: {
+  one: MemoryStep;
+  two?: MemoryStep;
+  three?: MemoryStep;
+  four?: MemoryStep;
+}): { rss: number; held: number; newSpace: number }[] {
   const chain = [product.one, product.two, product.three, product.four].filter((step): step is MemoryStep => step !== undefined);
   return chain.slice(1).map((step, i) => ({
     rss: step.rss - chain[i]!.rss,
@@ -112,11 +135,26 @@ function singleSteps(product: { one: MemoryStep; two?: MemoryStep; three?: Memor
   }));
 }
 
-function echoSamples(runs: EchoRun[]): { summary: Summary; painted: Summary; missed: number; sends: number; arrivals: number; reads: number; readsTail: Summary; cycle: { page: number; server: number } | undefined; catchUpEveryMs: number; glyphs: number; firstKeys: number[] } {
+function echoSamples(runs: EchoRun[]): {
+  summary: Summary;
+  painted: Summary;
+  missed: number;
+  sends: number;
+  arrivals: number;
+  reads: number;
+  readsTail: Summary;
+  cycle: { page: number; server: number } | undefined;
+  catchUpEveryMs: number;
+  glyphs: number;
+  firstKeys: number[];
+} {
   const values = flat(runs.map((r) => [...r.latencies, ...Array<number>(r.missed).fill(MISSED_ECHO_MS)]));
   return {
     cycle: runs.some((r) => r.cycle)
-      ? { page: round(median(runs.filter((r) => r.cycle).map((r) => r.cycle!.page.p50)), 1), server: round(median(runs.filter((r) => r.cycle).map((r) => r.cycle!.server.p50)), 1) }
+      ? {
+          page: round(median(runs.filter((r) => r.cycle).map((r) => r.cycle!.page.p50)), 1),
+          server: round(median(runs.filter((r) => r.cycle).map((r) => r.cycle!.server.p50)), 1),
+        }
       : undefined,
     summary: summarize(values),
     painted: summarize(flat(runs.map((r) => [...r.paints, ...Array<number>(r.missed).fill(MISSED_ECHO_MS)]))),
@@ -125,7 +163,10 @@ function echoSamples(runs: EchoRun[]): { summary: Summary; painted: Summary; mis
     arrivals: round(median(flat(runs.map((r) => r.arrivals.filter(Number.isFinite)))), 1),
     reads: round(median(flat(runs.map((r) => (r.reads ?? []).filter(Number.isFinite)))), 1),
     readsTail: summarize(flat(runs.map((r) => (r.reads ?? []).filter(Number.isFinite)))),
-    catchUpEveryMs: round(median(runs.filter((r) => r.catchUps && r.catchUps.count > 0).map((r) => (1000 * r.catchUps!.seconds) / r.catchUps!.count)), 0),
+    catchUpEveryMs: round(
+      median(runs.filter((r) => r.catchUps && r.catchUps.count > 0).map((r) => (1000 * r.catchUps!.seconds) / r.catchUps!.count)),
+      0,
+    ),
     glyphs: runs.reduce((sum, r) => sum + (r.glyphs ?? r.latencies.length), 0),
     firstKeys: runs.map((r) => r.latencies[0]).filter((v): v is number => v !== undefined),
   };
@@ -134,7 +175,8 @@ function echoSamples(runs: EchoRun[]): { summary: Summary; painted: Summary; mis
 /** `value` as a multiple of `reference`, and whether it is within `limit` times it (lower is better). */
 const within = (value: number, reference: number, limit: number) => ({ ratio: value / reference, met: value / reference <= limit });
 const times = (ratio: number) => `${round(ratio, 2)}x`;
-const underLimit = (ratio: number, limit: number) => (ratio <= limit ? `${round(limit - ratio, 2)} under ${limit}x` : `${round(ratio - limit, 2)} over ${limit}x`);
+const underLimit = (ratio: number, limit: number) =>
+  ratio <= limit ? `${round(limit - ratio, 2)} under ${limit}x` : `${round(ratio - limit, 2)} over ${limit}x`;
 
 export function judge(raw: RawResults): Verdict[] {
   const verdicts: Verdict[] = [];
@@ -169,8 +211,10 @@ export function judge(raw: RawResults): Verdict[] {
     const pf = echoSamples(m.echo.product!.flood);
     const bi = echoSamples(m.echo.baseline!.idle);
     const bf = echoSamples(m.echo.baseline!.flood);
-    const short = (s: ReturnType<typeof echoSamples>) => `p50 ${ms(s.summary.p50)}, p99 ${s.summary.p99 >= MISSED_ECHO_MS ? '≥ ' : ''}${ms(s.summary.p99)}`;
-    const painted = (s: ReturnType<typeof echoSamples>) => `next frame drawn p50 ${ms(s.painted.p50)}, p99 ${s.painted.p99 >= MISSED_ECHO_MS ? '≥ ' : ''}${ms(s.painted.p99)}`;
+    const short = (s: ReturnType<typeof echoSamples>) =>
+      `p50 ${ms(s.summary.p50)}, p99 ${s.summary.p99 >= MISSED_ECHO_MS ? '≥ ' : ''}${ms(s.summary.p99)}`;
+    const painted = (s: ReturnType<typeof echoSamples>) =>
+      `next frame drawn p50 ${ms(s.painted.p50)}, p99 ${s.painted.p99 >= MISSED_ECHO_MS ? '≥ ' : ''}${ms(s.painted.p99)}`;
     const idleMet = pi.summary.p50 <= 10 && pi.summary.p99 <= 30;
     const idleTail = slowestHundredth(m.echo.product!.idle);
     verdicts.push({
@@ -187,8 +231,7 @@ export function judge(raw: RawResults): Verdict[] {
         `the key left on the socket ${ms(pi.sends)} after keydown, its echo arrived at ${ms(pi.arrivals)} (plain pipe ${ms(bi.sends)} / ${ms(bi.arrivals)})`,
         `each run's first key (it opens the person's lease): ${pi.firstKeys.map((v) => ms(v)).join(', ')}`,
       ],
-      why:
-        `The echo goes through the same socket and PTY as the plain pipe's, plus one lease message on a run's first key. The slowest 1% of the keys (${idleTail.keys}) had their echo read by the server a median ${ms(idleTail.read)} after keydown and needed ${ms(idleTail.page)} more in the page, so ${idleTail.read > idleTail.page ? 'their time went before the echo reached the server (the key\'s frame, the write to the PTY, bash on a loaded machine)' : 'their time went in the page'}; the load average after this measure was ${raw.load.samples['echo']?.[0] ?? 'not sampled'}.`,
+      why: `The echo goes through the same socket and PTY as the plain pipe's, plus one lease message on a run's first key. The slowest 1% of the keys (${idleTail.keys}) had their echo read by the server a median ${ms(idleTail.read)} after keydown and needed ${ms(idleTail.page)} more in the page, so ${idleTail.read > idleTail.page ? "their time went before the echo reached the server (the key's frame, the write to the PTY, bash on a loaded machine)" : 'their time went in the page'}; the load average after this measure was ${raw.load.samples['echo']?.[0] ?? 'not sampled'}.`,
       figures: { product: pi, baseline: bi },
     });
     const tail = slowestHundredth(m.echo.product!.flood);
@@ -242,8 +285,7 @@ export function judge(raw: RawResults): Verdict[] {
         `n ${send.n}; the earlier absolute goal, p50 ≤ 15 ms: ${send.p50 <= 15 ? 'within' : 'over'} it (observation)`,
         `50 ms polling model: p50 ${ms(pollingSend.p50)} (${times(send.p50 / pollingSend.p50)}); the original plugin in DSH: 71 ms median (${times(send.p50 / 71)})`,
       ],
-      why:
-        "The floor stops at the prompt mark. The engine does not take the mark's word for it: 2 ms after the mark is parsed it reads /proc for the foreground (bash back in its line editor, not a program printing a forged mark), waits until its emulator has parsed everything read so far and checks the cursor is still where the mark left it (nothing typed ahead), then builds the result from the screen; the send also passes the queue. The 2 ms settle and the parse boundary are deliberate; the /proc look is a chain of small file reads, each a trip through Node's thread pool, which a loaded machine stretches. Together they cost several times the bare PTY's sub-millisecond round trip: the price of a prompt that is a fact rather than a guess.",
+      why: "The floor stops at the prompt mark. The engine does not take the mark's word for it: 2 ms after the mark is parsed it reads /proc for the foreground (bash back in its line editor, not a program printing a forged mark), waits until its emulator has parsed everything read so far and checks the cursor is still where the mark left it (nothing typed ahead), then builds the result from the screen; the send also passes the queue. The 2 ms settle and the parse boundary are deliberate; the /proc look is a chain of small file reads, each a trip through Node's thread pool, which a loaded machine stretches. Together they cost several times the bare PTY's sub-millisecond round trip: the price of a prompt that is a fact rather than a guess.",
       figures: { send, floorSend, pollingSend, ratio: sendRatio ? round(sendRatio.ratio, 3) : null },
     });
     const waitRatio = floorReader ? within(wait.p50, floorReader.p50, 2) : undefined;
@@ -260,8 +302,7 @@ export function judge(raw: RawResults): Verdict[] {
         `n ${wait.n} (reasons ${waitReasons.join(', ')})${floorReaderMissed ? `; the floor's loop missed the reader ${floorReaderMissed} times in 10 s (left out of its figure)` : ''}; the earlier absolute goal, p50 ≤ 100 ms: ${wait.p50 <= 100 ? 'within' : 'over'} it (observation)`,
         `a child reader (\`head -n 1\`): p50 ${ms(childWait.p50)}; the 50 ms polling model: \`read x\` ${shellReadOutcomes.includes('stdin_read') ? 'seen' : 'never seen (bash itself reads; the original ends by its 30 s deadline)'}, \`head -n 1\` p50 ${ms(pollingChild.p50)}`,
       ],
-      why:
-        `The floor reports the first look that finds bash in read(2), with no other evidence. The engine waits on purpose (packages/terminal-server/src/terminal/evidence.ts): nothing seen within 15 ms of a write is trusted (the kernel may not have delivered the input yet, and a reader about to be woken looks the same), nor within 8 ms of output; a wait counts only when a second look 4 ms later, after everything read is parsed, sees the same reader with no output between, and that look also reads the terminal flags (\`stty\`, a process spawn) to tell a hidden-input prompt. Those windows add up to about 20 ms before the cost of the two looks, against a floor of ${floorReader ? ms(floorReader.p50) : 'a few ms'}: 2x the floor cannot be met without reporting waits the kernel has not confirmed, so the figure is reported as it is.`,
+      why: `The floor reports the first look that finds bash in read(2), with no other evidence. The engine waits on purpose (packages/terminal-server/src/terminal/evidence.ts): nothing seen within 15 ms of a write is trusted (the kernel may not have delivered the input yet, and a reader about to be woken looks the same), nor within 8 ms of output; a wait counts only when a second look 4 ms later, after everything read is parsed, sees the same reader with no output between, and that look also reads the terminal flags (\`stty\`, a process spawn) to tell a hidden-input prompt. Those windows add up to about 20 ms before the cost of the two looks, against a floor of ${floorReader ? ms(floorReader.p50) : 'a few ms'}: 2x the floor cannot be met without reporting waits the kernel has not confirmed, so the figure is reported as it is.`,
       figures: { wait, floorReader, childWait, pollingChild, ratio: waitRatio ? round(waitRatio.ratio, 3) : null },
     });
   }
@@ -280,9 +321,10 @@ export function judge(raw: RawResults): Verdict[] {
       ratio: times(ratio),
       met: ratio >= 0.8,
       margin: ratio >= 0.8 ? `${round(ratio - 0.8, 2)} above 0.8x` : `${round(0.8 - ratio, 2)} below 0.8x`,
-      details: [`runs (ours / floor, MB/s): ${m.drain.map((r) => `${round(r.product.mbPerSecond, 1)} / ${round(r.floor.mbPerSecond, 1)}`).join(', ')}; the ratio is the median of each run's own`],
-      why:
-        "The server reads a PTY only as fast as its emulator parses what it read (at most 256 Ki characters wait unparsed), because the screen, the history and every verdict come from that parse; the floor drops the bytes. A CPU profile of the server draining this flood (`BENCH_CPU_PROF`) spends about half its busy time in xterm.js's parse and print, a fifth archiving the rows that scroll out and most of the rest in garbage collection and colour parsing: no wait to remove, only work per byte, which a loaded 2-core machine slows while the floor's near-idle loop barely notices.",
+      details: [
+        `runs (ours / floor, MB/s): ${m.drain.map((r) => `${round(r.product.mbPerSecond, 1)} / ${round(r.floor.mbPerSecond, 1)}`).join(', ')}; the ratio is the median of each run's own`,
+      ],
+      why: "The server reads a PTY only as fast as its emulator parses what it read (at most 256 Ki characters wait unparsed), because the screen, the history and every verdict come from that parse; the floor drops the bytes. A CPU profile of the server draining this flood (`BENCH_CPU_PROF`) spends about half its busy time in xterm.js's parse and print, a fifth archiving the rows that scroll out and most of the rest in garbage collection and colour parsing: no wait to remove, only work per byte, which a loaded 2-core machine slows while the floor's near-idle loop barely notices.",
       figures: { ours, floor, ratio: round(ratio, 3) },
     });
   }
@@ -321,7 +363,8 @@ export function judge(raw: RawResults): Verdict[] {
       // One more terminal: the median single step of the 2nd, 3rd and 4th (V8's one-time growth can land on any one).
       oneMore: median(singleSteps(r.product).map((step) => step.rss)),
       each: (r.product.all.rss - r.product.idle.rss) / r.product.all.shells.length,
-      heldEach: (r.product.all.heapUsed + r.product.all.external - r.product.idle.heapUsed - r.product.idle.external) / r.product.all.shells.length,
+      heldEach:
+        (r.product.all.heapUsed + r.product.all.external - r.product.idle.heapUsed - r.product.idle.external) / r.product.all.shells.length,
       bashEach: r.product.all.shells.reduce((a, b) => a + b, 0) / r.product.all.shells.length,
       baselineEach: (r.baseline.all.rss - r.baseline.idle.rss) / r.baseline.all.shells.length,
     });
@@ -339,7 +382,10 @@ export function judge(raw: RawResults): Verdict[] {
       reference: `plain pipe +${mib(pick('baselineEach'))} each (no history)`,
       ratio: `${round(each / Math.max(1, pick('baselineEach')), 1)}x`,
       met: worst <= 8 * MIB,
-      margin: worst <= 8 * MIB ? `${mib(8 * MIB - worst)} under for the worse of the two` : `${mib(worst - 8 * MIB)} over for the worse of the two`,
+      margin:
+        worst <= 8 * MIB
+          ? `${mib(8 * MIB - worst)} under for the worse of the two`
+          : `${mib(worst - 8 * MIB)} over for the worse of the two`,
       details: [
         `each of ${count} holds ${mib(pick('heldEach'))} of V8 heap and external memory; bash ${mib(pick('bashEach'))} RSS each (its own process)`,
         `the first terminal filled in a process: ${signedMib(pick('one'))} (the process grows once to its working size)`,
@@ -365,7 +411,13 @@ export function judge(raw: RawResults): Verdict[] {
       ratio: times(ours / base),
       met: failed === 0 && ours <= 500,
       margin: over(ours, 500),
-      details: [`runs (ms): ours ${values('product').map((v) => (v === null ? 'none' : round(v, 0))).join(', ')}; plain pipe ${values('baseline').map((v) => (v === null ? 'none' : round(v, 0))).join(', ')}`],
+      details: [
+        `runs (ms): ours ${values('product')
+          .map((v) => (v === null ? 'none' : round(v, 0)))
+          .join(', ')}; plain pipe ${values('baseline')
+          .map((v) => (v === null ? 'none' : round(v, 0)))
+          .join(', ')}`,
+      ],
       why: "SIGINT stops the flood at once; our page was skipping ahead, so at most one window of output stands before the prompt, whose chunk brings a catch-up at once. The plain pipe's page must first parse everything the flood produced.",
       figures: { product: values('product'), baseline: values('baseline') },
     });
@@ -455,7 +507,10 @@ function manyVerdicts(many: NonNullable<RawResults['measurements']['many']>): Ve
       met: judged.length ? worstSend <= 2 && worstEcho <= 2 : null,
       margin: judged.length ? `send ${underLimit(worstSend, 2)}; echo ${underLimit(worstEcho, 2)}` : 'not measured',
       details: [
-        `the server's CPU time per MB of output read while floods ran: median ${round(median(cpu), 0)} ms (cells: ${rows.filter((r) => Number.isFinite(r.cpuPerMB)).map((r) => `${r.c.terminals}/${r.c.floods}: ${round(r.cpuPerMB, 0)}`).join(', ')})`,
+        `the server's CPU time per MB of output read while floods ran: median ${round(median(cpu), 0)} ms (cells: ${rows
+          .filter((r) => Number.isFinite(r.cpuPerMB))
+          .map((r) => `${r.c.terminals}/${r.c.floods}: ${round(r.cpuPerMB, 0)}`)
+          .join(', ')})`,
         '',
         '| terminals | flooding | send `true` p50 | ratio | echo p99 (keys) | ratio | server CPU | output read |',
         '|---:|---:|---:|---:|---:|---:|---:|---:|',
@@ -464,9 +519,16 @@ function manyVerdicts(many: NonNullable<RawResults['measurements']['many']>): Ve
             `| ${r.c.terminals} | ${r.c.floods} | ${ms(r.send)} | ${times(r.sendRatio)} | ${ms(r.echo)} (${r.c.echo.latencies.length + r.c.echo.missed}${r.c.echo.missed ? `, ${r.c.echo.missed} missed` : ''}) | ${times(r.echoRatio)} | ${round(r.c.cpuMs / r.c.seconds / 10, 0)}% of a core | ${round(r.c.outputChars / 1e6 / r.c.seconds, 1)} MB/s |`,
         ),
       ],
-      why:
-        'Idle terminals cost a quiet one nothing measurable: they print nothing, and the server only looks at a terminal that has an operation or output. Floods do: one Node thread reads and parses every terminal, so a quiet terminal\'s echo and its prompt checks wait behind the flooding terminals\' parse slices, and 4 floods (4 `cat` loops, 4 bashes, the server and the page) oversubscribe 2 cores several times; the server\'s share of a core stays below 100% because it waits for the CPU with everything else.',
-      figures: { rows: rows.map((r) => ({ terminals: r.c.terminals, floods: r.c.floods, sendP50: round(r.send, 2), echoP99: round(r.echo, 2), cpuMsPerMB: round(r.cpuPerMB, 1) })) },
+      why: "Idle terminals cost a quiet one nothing measurable: they print nothing, and the server only looks at a terminal that has an operation or output. Floods do: one Node thread reads and parses every terminal, so a quiet terminal's echo and its prompt checks wait behind the flooding terminals' parse slices, and 4 floods (4 `cat` loops, 4 bashes, the server and the page) oversubscribe 2 cores several times; the server's share of a core stays below 100% because it waits for the CPU with everything else.",
+      figures: {
+        rows: rows.map((r) => ({
+          terminals: r.c.terminals,
+          floods: r.c.floods,
+          sendP50: round(r.send, 2),
+          echoP99: round(r.echo, 2),
+          cpuMsPerMB: round(r.cpuPerMB, 1),
+        })),
+      },
     });
     const kept = [0, 1, 4].map((floods) => ({ floods, ...largestKept(cells, floods) }));
     const recommended = kept.find((k) => k.floods === 1)?.count ?? kept.find((k) => k.floods === 0)?.count;
@@ -479,15 +541,27 @@ function manyVerdicts(many: NonNullable<RawResults['measurements']['many']>): Ve
       ratio: 'n/a',
       met: null,
       margin: recommended !== undefined ? `recommendation: maxSessions ${recommended} with one flood at a time` : 'no count kept it',
-      details: kept.map((k) => `${k.floods} flooding: ${k.count === undefined ? `no tested count kept the echo p99 within ${MANY_ECHO_P99_MS} ms` : `kept up to ${k.count}${k.count === Math.max(...k.tested) ? ' (the largest tested)' : ''}`}`),
-      why: `The count of idle terminals is not what moves the echo: floods running at once are (8a). The recommendation is the largest count tested that kept the bound with one terminal flooding, the common case of an agent running a build while others wait. With 4 floods the echo p99 was ${cells.filter((c) => c.floods === 4).map((c) => `${ms(echoP99(c.echo))} at ${c.terminals}`).join(', ')} terminals: a single cell's p99 of ${cells[0]?.echo.latencies.length ?? 0} keys moves with the machine's load by more than the count moves it.`,
+      details: kept.map(
+        (k) =>
+          `${k.floods} flooding: ${k.count === undefined ? `no tested count kept the echo p99 within ${MANY_ECHO_P99_MS} ms` : `kept up to ${k.count}${k.count === Math.max(...k.tested) ? ' (the largest tested)' : ''}`}`,
+      ),
+      why: `The count of idle terminals is not what moves the echo: floods running at once are (8a). The recommendation is the largest count tested that kept the bound with one terminal flooding, the common case of an agent running a build while others wait. With 4 floods the echo p99 was ${cells
+        .filter((c) => c.floods === 4)
+        .map((c) => `${ms(echoP99(c.echo))} at ${c.terminals}`)
+        .join(
+          ', ',
+        )} terminals: a single cell's p99 of ${cells[0]?.echo.latencies.length ?? 0} keys moves with the machine's load by more than the count moves it.`,
       figures: { kept, recommended },
     });
   }
   if (many.memory) {
     const mem = many.memory;
     if (mem.at.length === 0) return verdicts;
-    const steps = mem.at.map((a) => ({ terminals: a.terminals, each: (a.figures.rss - mem.idle.rss) / a.terminals, bash: a.shells.reduce((x, y) => x + y, 0) / Math.max(1, a.shells.length) }));
+    const steps = mem.at.map((a) => ({
+      terminals: a.terminals,
+      each: (a.figures.rss - mem.idle.rss) / a.terminals,
+      bash: a.shells.reduce((x, y) => x + y, 0) / Math.max(1, a.shells.length),
+    }));
     const worst = Math.max(...steps.map((s) => s.each));
     verdicts.push({
       id: 'many-memory',
@@ -512,21 +586,43 @@ function markdown(raw: RawResults, verdicts: Verdict[]): string {
   const judged = verdicts.filter((v) => v.met !== null);
   const missed = judged.filter((v) => v.met === false);
   lines.push('# Bench report: the shared terminal against its floor and a plain web terminal', '');
-  lines.push(`${judged.length - missed.length} of ${judged.length} goals met${missed.length ? `; missed: ${missed.map((v) => v.title.split('. ')[0]).join(', ')}` : ''}. Goals are ratios to a reference measured in the same run where one exists (the floor, the plain pipe, the 1-terminal case), since absolute times on a shared 2-core machine move with its load.`, '');
+  lines.push(
+    `${judged.length - missed.length} of ${judged.length} goals met${missed.length ? `; missed: ${missed.map((v) => v.title.split('. ')[0]).join(', ')}` : ''}. Goals are ratios to a reference measured in the same run where one exists (the floor, the plain pipe, the 1-terminal case), since absolute times on a shared 2-core machine move with its load.`,
+    '',
+  );
   lines.push('| # | measure | ours | against | ratio | verdict |', '|---|---|---|---|---|---|');
-  for (const v of verdicts) lines.push(`| ${v.title.split('. ')[0]} | ${v.title.split('. ').slice(1).join('. ')} | ${v.ours} | ${v.reference} | ${v.ratio} | ${status(v)} (${v.margin}) |`);
+  for (const v of verdicts)
+    lines.push(
+      `| ${v.title.split('. ')[0]} | ${v.title.split('. ').slice(1).join('. ')} | ${v.ours} | ${v.reference} | ${v.ratio} | ${status(v)} (${v.margin}) |`,
+    );
   lines.push('');
   lines.push(
     `Run: \`npm run bench\` (bench/src/main.ts), ${raw.startedAt}, ${raw.durationSeconds ?? '?'} s, ${raw.runs} runs of each measurement (memory: ${raw.measurements.memory?.length ?? 0}; many terminals: one pass). ` +
       `${raw.machine.cpus} × ${raw.machine.cpuModel}, ${mib(raw.machine.memoryBytes)}, Node ${raw.machine.node}, Chromium ${raw.machine.chromium} (headless, --disable-gpu). ` +
-      `Load average (1/5/15 min) at start ${raw.load.start.join(' / ')}, at the end ${raw.load.end.join(' / ')}; after each measurement: ${Object.entries(raw.load.samples).map(([k, v]) => `${k} ${v[0]}`).join(', ')}.`,
+      `Load average (1/5/15 min) at start ${raw.load.start.join(' / ')}, at the end ${raw.load.end.join(' / ')}; after each measurement: ${Object.entries(
+        raw.load.samples,
+      )
+        .map(([k, v]) => `${k} ${v[0]}`)
+        .join(', ')}.`,
     '',
   );
-  lines.push('- **Product**: `TerminalHub` + `createTerminalTransport` + the built `<shared-terminal>` bundle, default config (40×160, 10,000 lines of scrollback), in its own Node process.');
-  lines.push("- **Floor** (bench/baseline/floor.ts): the product's bash on a bare node-pty, started exactly as the engine starts it (same shell, environment, markers, size); no queue, no mirror, no protocol, no page.");
-  lines.push('- **Plain pipe** (bench/baseline/server.ts): node-pty → `ws` → xterm.js 6.0.0 in the page (same bash, TERM, prompt, size); no queue, no mirror, no protocol, no flow control.');
-  lines.push('- **Polling model** (bench/baseline/polling-driver.ts): the original plugin\'s way of waiting (50 ms debounce after its prompt marker, the foreground inspected every 50 ms).', '');
-  lines.push('What each probe measures: `bench/README.md`. What was tried and learned on the way: `bench/NOTES.md`. Raw samples and verdicts: `bench/results.json`.', '');
+  lines.push(
+    '- **Product**: `TerminalHub` + `createTerminalTransport` + the built `<shared-terminal>` bundle, default config (40×160, 10,000 lines of scrollback), in its own Node process.',
+  );
+  lines.push(
+    "- **Floor** (bench/baseline/floor.ts): the product's bash on a bare node-pty, started exactly as the engine starts it (same shell, environment, markers, size); no queue, no mirror, no protocol, no page.",
+  );
+  lines.push(
+    '- **Plain pipe** (bench/baseline/server.ts): node-pty → `ws` → xterm.js 6.0.0 in the page (same bash, TERM, prompt, size); no queue, no mirror, no protocol, no flow control.',
+  );
+  lines.push(
+    "- **Polling model** (bench/baseline/polling-driver.ts): the original plugin's way of waiting (50 ms debounce after its prompt marker, the foreground inspected every 50 ms).",
+    '',
+  );
+  lines.push(
+    'What each probe measures: `bench/README.md`. What was tried and learned on the way: `bench/NOTES.md`. Raw samples and verdicts: `bench/results.json`.',
+    '',
+  );
   for (const v of verdicts) {
     lines.push(`## ${v.title}`, '');
     lines.push(`- Measured: ${v.goal}`, `- Ours: ${v.ours}; against ${v.reference}; ratio ${v.ratio}`);

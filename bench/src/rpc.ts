@@ -33,7 +33,8 @@ export function serveRpc(handlers: Handlers, info: unknown): void {
       .then(() => handler(message.params as never))
       .then(
         (value) => reply({ id: message.id, ok: true, value }),
-        (error: unknown) => reply({ id: message.id, ok: false, error: error instanceof Error ? (error.stack ?? error.message) : String(error) }),
+        (error: unknown) =>
+          reply({ id: message.id, ok: false, error: error instanceof Error ? (error.stack ?? error.message) : String(error) }),
       );
   });
   process.send?.({ id: 0, ok: true, value: info });
@@ -66,7 +67,14 @@ export class RpcChild<TInfo> {
     const child = fork(file, args, {
       // BENCH_CPU_PROF=<dir> profiles the servers (node --cpu-prof), to see what costs the time.
       // BENCH_TRACE_GC=1 prints the servers' garbage collections (node --trace-gc), to see their pauses.
-      execArgv: ['--conditions=source', '--expose-gc', '--no-warnings', ...(process.env.BENCH_TRACE_GC ? ['--trace-gc'] : []), ...nodeFlags, ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [])],
+      execArgv: [
+        '--conditions=source',
+        '--expose-gc',
+        '--no-warnings',
+        ...(process.env.BENCH_TRACE_GC ? ['--trace-gc'] : []),
+        ...nodeFlags,
+        ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []),
+      ],
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
     const rpc = new RpcChild<TInfo>(child);

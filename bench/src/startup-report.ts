@@ -19,7 +19,10 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 
 export function startupSection(results: Startup): string {
   const built = median(results.builtMs);
-  const met = built <= BUILT_GOAL_MS ? `**met** (${Math.round(BUILT_GOAL_MS - built)} ms under)` : `**missed** (${Math.round(built - BUILT_GOAL_MS)} ms over)`;
+  const met =
+    built <= BUILT_GOAL_MS
+      ? `**met** (${Math.round(BUILT_GOAL_MS - built)} ms under)`
+      : `**missed** (${Math.round(built - BUILT_GOAL_MS)} ms over)`;
   const lines = [
     STARTUP_HEADING,
     '',
@@ -33,7 +36,9 @@ export function startupSection(results: Startup): string {
     `| built | ≤ ${BUILT_GOAL_MS} ms | ${built} ms | ${results.builtMs.join(', ')} | ${met} |`,
   ];
   if (results.freshCloneMs !== undefined) {
-    lines.push(`| fresh clone (Node 22 and pnpm from the registry, install from the store, the whole build) | none | ${results.freshCloneMs} ms | one run | observed |`);
+    lines.push(
+      `| fresh clone (Node 22 and pnpm from the registry, install from the store, the whole build) | none | ${results.freshCloneMs} ms | one run | observed |`,
+    );
   }
   lines.push('');
   return lines.join('\n');

@@ -54,4 +54,6 @@ if (!process.argv.includes('--no-fresh')) {
 }
 writeFileSync(new URL(STARTUP_FILE, benchDir), `${JSON.stringify(results, null, 2)}\n`);
 rewriteSideSections(benchDir);
-console.log(`npm start to the address: built ${builtMs.join(', ')} ms${results.freshCloneMs === undefined ? '' : `; fresh clone ${results.freshCloneMs} ms`}`);
+console.log(
+  `npm start to the address: built ${builtMs.join(', ')} ms${results.freshCloneMs === undefined ? '' : `; fresh clone ${results.freshCloneMs} ms`}`,
+);

@@ -40,11 +40,11 @@ export function toolBytesSection(results: ToolBytes): string {
     '',
     `Output itself is ${output} B of it. ${compacted.length} of 20 results had rows left out (${compacted.reduce((s, c) => s + c.omittedRows, 0)} rows in all). ` +
       'What is left is mostly the screen rows above the command (earlier commands, which the model saw in earlier results, or the ' +
-      'person\'s own typing, which it did not) and the fixed fields; a one-line output saves nothing, because its row costs less than ' +
-      'the field. Leaving out the rows above the command\'s own line as well would bring the session to ' +
+      "person's own typing, which it did not) and the fixed fields; a one-line output saves nothing, because its row costs less than " +
+      "the field. Leaving out the rows above the command's own line as well would bring the session to " +
       `${aboveless} B (−${before === 0 ? 0 : Math.round((1 - aboveless / before) * 100)}%; estimated by the script, not done): the screen could then ` +
       'no longer be rebuilt from the result alone, and those rows carry what the person typed in between, so it needs the owner ' +
-      'to know that nothing but the model wrote since its last result (and a decision on the product description\'s viewport field).',
+      "to know that nothing but the model wrote since its last result (and a decision on the product description's viewport field).",
     '',
   );
   return lines.join('\n');

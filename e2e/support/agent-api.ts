@@ -30,7 +30,8 @@ async function post<T>(cli: RunningCli, path: string, body: unknown): Promise<T>
 export function agentApi(cli: RunningCli, agent: string) {
   return {
     send: (text: string, submit = true) => post<SendResult>(cli, `/api/agents/${agent}/tools/shared_terminal_send`, { text, submit }),
-    read: (args: { offset?: number; count?: number } = {}) => post<ReadResult>(cli, `/api/agents/${agent}/tools/shared_terminal_read`, args),
+    read: (args: { offset?: number; count?: number } = {}) =>
+      post<ReadResult>(cli, `/api/agents/${agent}/tools/shared_terminal_read`, args),
     async summary(): Promise<AgentSummary> {
       const response = await fetch(`${cli.base}/api/agents/${agent}`, { headers: cli.auth });
       return (await response.json()) as AgentSummary;

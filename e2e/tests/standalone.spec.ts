@@ -12,13 +12,25 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { ReadResult, SendResult } from '@shared-terminal/server';
-import { CLI, rawRequest, startCli, tempDir, upgradeStatus, waitFor, writeConfig, type RunningCli } from '../../packages/standalone/test/helpers/cli.ts';
+import {
+  CLI,
+  rawRequest,
+  startCli,
+  tempDir,
+  upgradeStatus,
+  waitFor,
+  writeConfig,
+  type RunningCli,
+} from '../../packages/standalone/test/helpers/cli.ts';
 import { agentApi, subscribeEvents } from '../support/agent-api.ts';
 import { chooseSetting, openAgentPage, terminalView, typeInTerminal } from '../support/shared-terminal.ts';
 
 /** Short grace and a small input cap, so the tests see both within seconds. */
 const CONFIG = { rows: 24, cols: 100, disconnectGraceMs: 1500, maxInputBytes: 160 };
-const SCREENSHOT_DIR = process.env['UPDATE_SCREENSHOTS'] === '1' ? new URL('../screenshots/', import.meta.url).pathname : new URL('../../.artifacts/e2e-screenshots/', import.meta.url).pathname;
+const SCREENSHOT_DIR =
+  process.env['UPDATE_SCREENSHOTS'] === '1'
+    ? new URL('../screenshots/', import.meta.url).pathname
+    : new URL('../../.artifacts/e2e-screenshots/', import.meta.url).pathname;
 
 let cli: RunningCli;
 /** A page on another origin of the same host (same site, so a SameSite=Strict cookie still travels). */
@@ -93,7 +105,10 @@ test('2. the model starts two prompts, the person answers 你好 and 🙂, the e
   mkdirSync(SCREENSHOT_DIR, { recursive: true });
   const box = await view.element.boundingBox();
   const size = page.viewportSize()!;
-  await page.screenshot({ path: join(SCREENSHOT_DIR, 'agent-page.png'), clip: { x: 0, y: 0, width: size.width, height: Math.ceil((box?.y ?? 0) + (box?.height ?? size.height) + 16) } });
+  await page.screenshot({
+    path: join(SCREENSHOT_DIR, 'agent-page.png'),
+    clip: { x: 0, y: 0, width: size.width, height: Math.ceil((box?.y ?? 0) + (box?.height ?? size.height) + 16) },
+  });
   events.close();
 });
 
@@ -153,7 +168,9 @@ async function touchPage(browser: Browser, agent: string) {
   return { context, view: await openAgentPage(page, link(agent), 'Read only') };
 }
 
-test('5. reload restores the screen; a second tab is read only; after grace Reconnect takes control; touch is read only', async ({ browser }) => {
+test('5. reload restores the screen; a second tab is read only; after grace Reconnect takes control; touch is read only', async ({
+  browser,
+}) => {
   const api = agentApi(cli, 'five');
   const context = await browser.newContext();
   const first = await context.newPage();
@@ -252,11 +269,19 @@ test('8. without the token everything is refused; a cross-origin request with th
     expect(response?.status(), path).toBe(401);
     await expect(page.locator('shared-terminal')).toHaveCount(0);
   }
-  const apiCall = await anonymous.request.post(`${cli.base}/api/agents/eight/tools/shared_terminal_send`, { data: { text: 'touch anonymous-marker' } });
+  const apiCall = await anonymous.request.post(`${cli.base}/api/agents/eight/tools/shared_terminal_send`, {
+    data: { text: 'touch anonymous-marker' },
+  });
   expect(apiCall.status()).toBe(401);
 
   // A valid one-time WebSocket token is not enough without the cookie.
-  const ticket = (await (await fetch(`${cli.base}/api/agents/eight/terminal-token`, { method: 'POST', headers: { ...cli.auth, 'Content-Type': 'application/json' }, body: '{}' })).json()) as { token: string };
+  const ticket = (await (
+    await fetch(`${cli.base}/api/agents/eight/terminal-token`, {
+      method: 'POST',
+      headers: { ...cli.auth, 'Content-Type': 'application/json' },
+      body: '{}',
+    })
+  ).json()) as { token: string };
   const origin = { Host: `127.0.0.1:${cli.port}`, Origin: cli.base, 'Sec-WebSocket-Protocol': `shared-terminal.v1, token.${ticket.token}` };
   expect(await upgradeStatus(cli.port, origin)).toBe(401);
   await page.goto(foreignOrigin);
@@ -269,7 +294,11 @@ test('8. without the token everything is refused; a cross-origin request with th
       socket.onclose = (event) => resolve({ code: event.code, reason: event.reason, messages });
     });
   }, `ws://127.0.0.1:${cli.port}/terminal`);
-  expect(refusal).toEqual({ code: 4005, reason: `origin ${foreignOrigin} is not allowed: start the server with --allow-origin ${foreignOrigin}`, messages: 0 });
+  expect(refusal).toEqual({
+    code: 4005,
+    reason: `origin ${foreignOrigin} is not allowed: start the server with --allow-origin ${foreignOrigin}`,
+    messages: 0,
+  });
   await anonymous.close();
 
   // Signed in (the cookie), then a page of another origin on the same host calls the API.
@@ -279,7 +308,13 @@ test('8. without the token everything is refused; a cross-origin request with th
   const crossPage = await signedIn.newPage();
   await crossPage.goto(foreignOrigin);
   await crossPage.evaluate(async (url) => {
-    await fetch(url, { method: 'POST', mode: 'no-cors', credentials: 'include', headers: { 'Content-Type': 'text/plain' }, body: '{"text":"touch csrf-marker"}' }).catch(() => undefined);
+    await fetch(url, {
+      method: 'POST',
+      mode: 'no-cors',
+      credentials: 'include',
+      headers: { 'Content-Type': 'text/plain' },
+      body: '{"text":"touch csrf-marker"}',
+    }).catch(() => undefined);
   }, `${cli.base}/api/agents/csrf/tools/shared_terminal_send`);
   const crossWithCookie = await signedIn.request.post(`${cli.base}/api/agents/csrf/tools/shared_terminal_send`, {
     headers: { Origin: foreignOrigin },
@@ -300,7 +335,11 @@ test('8. without the token everything is refused; a cross-origin request with th
 
 test('9. a real MCP client lists the four tools, runs send and read, and hears the human settle', async ({ page }) => {
   const dir = tempDir('st-e2e-mcp-');
-  const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp', '--agent', 'mcp-e2e', '--cwd', dir], stderr: 'pipe' });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [CLI, 'mcp', '--agent', 'mcp-e2e', '--cwd', dir],
+    stderr: 'pipe',
+  });
   let stderr = '';
   transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
   const client = new Client({ name: 'e2e-mcp-client', version: '1.0.0' });
@@ -311,7 +350,12 @@ test('9. a real MCP client lists the four tools, runs send and read, and hears t
   await client.connect(transport);
   try {
     const { tools } = await client.listTools();
-    expect(tools.map((tool) => tool.name)).toEqual(['shared_terminal_send', 'shared_terminal_read', 'shared_terminal_signal', 'shared_terminal_reset']);
+    expect(tools.map((tool) => tool.name)).toEqual([
+      'shared_terminal_send',
+      'shared_terminal_read',
+      'shared_terminal_signal',
+      'shared_terminal_reset',
+    ]);
     const sent = await client.callTool({ name: 'shared_terminal_send', arguments: { text: 'echo "mcp-says-$((6*7))"' } });
     const sendResult = JSON.parse((sent.content as Array<{ text: string }>).at(-1)!.text) as SendResult;
     expect(sendResult.output).toMatch(/^mcp-says-42$/m);
@@ -319,7 +363,10 @@ test('9. a real MCP client lists the four tools, runs send and read, and hears t
     expect(JSON.parse((read.content as Array<{ text: string }>).at(-1)!.text).viewport).toMatch(/^mcp-says-42$/m);
 
     // The person opens the address the MCP server printed on stderr and types into the same terminal.
-    const address = await waitFor(() => /^shared-terminal: (http:\/\/127\.0\.0\.1:\d+\/agents\/mcp-e2e\?token=\S+)$/m.exec(stderr)?.[1], 'the page address on stderr');
+    const address = await waitFor(
+      () => /^shared-terminal: (http:\/\/127\.0\.0\.1:\d+\/agents\/mcp-e2e\?token=\S+)$/m.exec(stderr)?.[1],
+      'the page address on stderr',
+    );
     const view = await openAgentPage(page, address);
     await expect(view.screen).toContainText('mcp-says-42');
     await typeInTerminal(view, 'echo person-was-here');
@@ -335,7 +382,9 @@ test('9. a real MCP client lists the four tools, runs send and read, and hears t
   }
 });
 
-test('10. a flood the page cannot keep up with is drawn on the flood canvas; the rows come back with the final screen', async ({ page }) => {
+test('10. a flood the page cannot keep up with is drawn on the flood canvas; the rows come back with the final screen', async ({
+  page,
+}) => {
   const view = await openAgentPage(page, link('ten'));
   // Note every time the flood canvas is shown (it exists only once the first catch-up came).
   await page.evaluate(() => {
@@ -348,7 +397,10 @@ test('10. a flood the page cannot keep up with is drawn on the flood canvas; the
     }).observe(root, { subtree: true, childList: true, attributes: true, attributeFilter: ['hidden'] });
   });
   // About 11 MB as fast as `seq` writes it: far more than a page parses while it lasts.
-  await typeInTerminal(view, "seq -f 'flood line %.0f ------------------------------------------------------------------------------------' 1 120000; echo flood-$((6*7))");
+  await typeInTerminal(
+    view,
+    "seq -f 'flood line %.0f ------------------------------------------------------------------------------------' 1 120000; echo flood-$((6*7))",
+  );
   await expect(view.screen).toContainText('flood-42', { timeout: 30_000 });
   expect(await page.evaluate(() => (window as unknown as { __flood: { canvasShown: number } }).__flood.canvasShown)).toBeGreaterThan(0);
   // The rows hold the final screen and the canvas is gone (or its renderer was replaced by the full history).

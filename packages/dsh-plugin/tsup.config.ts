@@ -55,7 +55,9 @@ export default defineConfig([
       options.alias = { 'node-pty': stub('src/server/no-node-pty.ts') };
     },
     // Bundled CommonJS (ws) calls require() for Node's own modules.
-    banner: { js: "import { createRequire as __dshCreateRequire } from 'node:module'; const require = __dshCreateRequire(import.meta.url);" },
+    banner: {
+      js: "import { createRequire as __dshCreateRequire } from 'node:module'; const require = __dshCreateRequire(import.meta.url);",
+    },
   },
   {
     entry: { client: 'src/client/index.ts' },

@@ -6,7 +6,7 @@ export default defineConfig({
   format: ['esm'],
   target: 'node20',
   platform: 'node',
-  dts: { entry: { index: "src/index.ts" } }, // built declarations for the library entry (the CLI needs none)
+  dts: { entry: { index: 'src/index.ts' } }, // built declarations for the library entry (the CLI needs none)
   sourcemap: true,
   clean: true,
   banner: { js: '#!/usr/bin/env node' },

@@ -20,12 +20,19 @@ export default {
             declaration.attributes = (declaration.attributes ?? []).filter((a) => a.description);
             declaration.events = (declaration.events ?? []).filter((e) => e.description);
             const attributes = new Set(declaration.attributes.map((a) => a.name));
-            for (const member of declaration.members ?? []) if (member.attribute && !attributes.has(member.attribute)) delete member.attribute;
-            declaration.members = (declaration.members ?? []).filter((m) => m.privacy !== 'private' && m.privacy !== 'protected' && !INTERNAL_STATE.has(m.name));
+            for (const member of declaration.members ?? [])
+              if (member.attribute && !attributes.has(member.attribute)) delete member.attribute;
+            declaration.members = (declaration.members ?? []).filter(
+              (m) => m.privacy !== 'private' && m.privacy !== 'protected' && !INTERNAL_STATE.has(m.name),
+            );
             // index.ts defines it (the analyzer reads only this file).
             module.exports = [
               ...(module.exports ?? []),
-              { kind: 'custom-element-definition', name: declaration.tagName, declaration: { name: declaration.name, module: 'dist/index.js' } },
+              {
+                kind: 'custom-element-definition',
+                name: declaration.tagName,
+                declaration: { name: declaration.name, module: 'dist/index.js' },
+              },
             ];
           }
           for (const entry of module.exports ?? []) if (entry.declaration?.module) entry.declaration.module = 'dist/index.js';

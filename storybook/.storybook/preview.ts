@@ -7,7 +7,9 @@ import manifest from '@shared-terminal/element/custom-elements.json' with { type
 setCustomElementsManifest(manifest);
 
 /** Every event the element fires, shown in the Actions panel (they bubble out of the shadow root). */
-const EVENTS = ['connection', 'role', 'status', 'lease', 'notice', 'generation', 'screen', 'toggle', 'font-size'].map((name) => `shared-terminal-${name}`);
+const EVENTS = ['connection', 'role', 'status', 'lease', 'notice', 'generation', 'screen', 'toggle', 'font-size'].map(
+  (name) => `shared-terminal-${name}`,
+);
 
 const preview: Preview = {
   parameters: {

@@ -11,8 +11,15 @@ const meta: Meta<Scenario> = {
   render: (args) => renderScenario(args),
   // Controls for what a host sets; each change renders the story again on a fresh scripted server.
   argTypes: {
-    theme: { control: 'inline-radio', options: ['light', 'dark', 'auto'], description: '`theme`: light, dark, or auto (follows the system)' },
-    fontSize: { control: { type: 'range', min: 8, max: 32, step: 1 }, description: '`font-size` in CSS px (never changes rows and columns)' },
+    theme: {
+      control: 'inline-radio',
+      options: ['light', 'dark', 'auto'],
+      description: '`theme`: light, dark, or auto (follows the system)',
+    },
+    fontSize: {
+      control: { type: 'range', min: 8, max: 32, step: 1 },
+      description: '`font-size` in CSS px (never changes rows and columns)',
+    },
     readonly: { control: 'boolean', description: '`readonly`: ask for a read-only view' },
     lang: { control: 'inline-radio', options: ['en', 'zh-CN'], description: '`lang`: English or Simplified Chinese' },
     collapsed: { control: 'boolean' },
@@ -126,7 +133,12 @@ export const InvalidResume: Story = {
 
 export const Exited: Story = {
   args: {
-    server: { rows: 12, cols: 100, screen: SCREENS.exited, status: { process: { kind: 'exited', exitCode: 0, signal: null }, queueStatus: 'exited' } },
+    server: {
+      rows: 12,
+      cols: 100,
+      screen: SCREENS.exited,
+      status: { process: { kind: 'exited', exitCode: 0, signal: null }, queueStatus: 'exited' },
+    },
     script: (server) => server.notice('exited', 'The shell has exited.'),
   },
   play: async ({ canvasElement }) => {
@@ -168,7 +180,10 @@ export const Refused: Story = {
     const el = terminalIn(canvasElement);
     // What the standalone server does for a page of an origin it was not told to allow.
     await waitFor(() => expect(serverOf(el).socket).toBeTruthy());
-    serverOf(el).socket!.serverClose(CloseCode.refused, 'origin http://localhost:5174 is not allowed: start the server with --allow-origin http://localhost:5174');
+    serverOf(el).socket!.serverClose(
+      CloseCode.refused,
+      'origin http://localhost:5174 is not allowed: start the server with --allow-origin http://localhost:5174',
+    );
     await waitFor(() => expect(part(el, '[data-code="refused"]').textContent).toContain('The server refused this page.'));
     await expect(statusText(el)).toBe('disconnected');
   },
@@ -177,7 +192,16 @@ export const Refused: Story = {
 export const ScrollbackSearch: Story = {
   args: {
     script: (server) => {
-      server.output(['make', ...Array.from({ length: 30 }, (_, i) => `building step ${i}`), 'warning: unused variable', 'done', 'warning: deprecated call', ''].join('\r\n'));
+      server.output(
+        [
+          'make',
+          ...Array.from({ length: 30 }, (_, i) => `building step ${i}`),
+          'warning: unused variable',
+          'done',
+          'warning: deprecated call',
+          '',
+        ].join('\r\n'),
+      );
     },
   },
   play: async ({ canvasElement }) => {
@@ -237,7 +261,15 @@ export const Chinese: Story = {
 };
 
 export const WideTerminal: Story = {
-  args: { server: { mode: 'shell', rows: 12, cols: 240, prompt: PROMPT, screen: `${PROMPT}printf '%.0s-' {1..230}; echo\r\n${'-'.repeat(230)}\r\n${PROMPT}` } },
+  args: {
+    server: {
+      mode: 'shell',
+      rows: 12,
+      cols: 240,
+      prompt: PROMPT,
+      screen: `${PROMPT}printf '%.0s-' {1..230}; echo\r\n${'-'.repeat(230)}\r\n${PROMPT}`,
+    },
+  },
   play: async ({ canvasElement }) => {
     const el = terminalIn(canvasElement);
     await waitFor(() => expect(el.renderer?.cols).toBe(240));
@@ -250,7 +282,10 @@ export const WideTerminal: Story = {
 function floodScreen(n: number, rows: number): string {
   let screen = '\x1b[H\x1b[2J';
   for (let row = 0; row < rows - 1; row++) {
-    const words = Array.from({ length: 9 }, (_, i) => `\x1b[38;5;${(n * 7 + row * 11 + i * 29) % 216 + 16}m${String((n + row) * 7919 * (i + 1)).padStart(9, '0')}`);
+    const words = Array.from(
+      { length: 9 },
+      (_, i) => `\x1b[38;5;${((n * 7 + row * 11 + i * 29) % 216) + 16}m${String((n + row) * 7919 * (i + 1)).padStart(9, '0')}`,
+    );
     screen += `${words.join(' ')}\x1b[0m\r\n`;
   }
   return screen;
@@ -344,7 +379,9 @@ export const LeaseFlow: Story = {
       el.renderer!.input('\r', true);
       await waitFor(() => expect(el.lease.state).toBe('none'));
       await waitFor(() => expect(statusText(el)).toContain('input free'));
-      const text = [...Array(el.renderer!.buffer.active.length).keys()].map((i) => el.renderer!.buffer.active.getLine(i)?.translateToString(true)).join('\n');
+      const text = [...Array(el.renderer!.buffer.active.length).keys()]
+        .map((i) => el.renderer!.buffer.active.getLine(i)?.translateToString(true))
+        .join('\n');
       await expect(text).toContain('\nhi');
     });
     await step('the model takes the terminal: typing is refused with a notice', async () => {

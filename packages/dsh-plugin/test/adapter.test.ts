@@ -72,7 +72,7 @@ describe('PTY adapter over DSH 0.1.0-rc.8 subprocess-local', () => {
     assert.doesNotMatch(result.output, /\uFFFD/);
   });
 
-  it('sees a program waiting for input (stdin_read) and signals it through DSH\'s re-inspection', async () => {
+  it("sees a program waiting for input (stdin_read) and signals it through DSH's re-inspection", async () => {
     const waiting = (await runTool(hub, 'a', 'shared_terminal_send', { text: 'cat' })) as SendResult;
     assert.equal(waiting.waitReason, 'stdin_read');
     assert.ok(waiting.inputWait && waiting.inputWait.processGroupId > 0);
@@ -81,13 +81,16 @@ describe('PTY adapter over DSH 0.1.0-rc.8 subprocess-local', () => {
     assert.equal(signalled.waitReason, 'prompt');
   });
 
-  it('turns DSH\'s refusal to SIGKILL the shell into a ForegroundSignalError', async () => {
+  it("turns DSH's refusal to SIGKILL the shell into a ForegroundSignalError", async () => {
     const provider = createDshPtyProvider(() => runtime);
     const handle = await provider.spawn({ argv: ['/bin/bash', '--norc', '-i'], cwd: dir, env: {}, rows: 10, cols: 40, graceMs: 300 });
     handle.output.resume();
     try {
       await waitFor(async () => (await handle.inspectForeground())?.processGroupId === handle.pid, 'bash in the foreground');
-      await assert.rejects(handle.signalForeground('SIGKILL'), (error: unknown) => error instanceof ForegroundSignalError && /SIGKILL/.test(error.message));
+      await assert.rejects(
+        handle.signalForeground('SIGKILL'),
+        (error: unknown) => error instanceof ForegroundSignalError && /SIGKILL/.test(error.message),
+      );
       assert.equal(handle.inputWaitDetection, process.platform === 'linux');
     } finally {
       await handle.terminate();

@@ -23,9 +23,31 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { addPlugin, createHome, packPlugin, removeRoot, startDshWeb, type DshWeb, type ModelCall, type ScriptStep } from './helpers/dsh-web.ts';
+import {
+  addPlugin,
+  createHome,
+  packPlugin,
+  removeRoot,
+  startDshWeb,
+  type DshWeb,
+  type ModelCall,
+  type ScriptStep,
+} from './helpers/dsh-web.ts';
 import { dshInlineLimitOfInstall, ensureDshHost } from './helpers/host.ts';
-import { chooseWorkspace, dock, expandTerminal, launchChromium, openTerminal, screenText, startConversation, statusText, terminal, toggle, typeInTerminal, waitForScreen } from './helpers/page.ts';
+import {
+  chooseWorkspace,
+  dock,
+  expandTerminal,
+  launchChromium,
+  openTerminal,
+  screenText,
+  startConversation,
+  statusText,
+  terminal,
+  toggle,
+  typeInTerminal,
+  waitForScreen,
+} from './helpers/page.ts';
 import { readSessionLogs } from './helpers/session-log.ts';
 import { descendants, pidAlive, processesMatching, sleep, waitFor } from './helpers/util.ts';
 
@@ -80,7 +102,19 @@ const SCENARIOS: Record<string, ScriptStep[]> = {
   ],
 };
 
-const BASE_FIELDS = ['generation', 'sequence', 'rows', 'cols', 'viewport', 'cursor', 'status', 'queueStatus', 'holder', 'pendingCount', 'truncated'];
+const BASE_FIELDS = [
+  'generation',
+  'sequence',
+  'rows',
+  'cols',
+  'viewport',
+  'cursor',
+  'status',
+  'queueStatus',
+  'holder',
+  'pendingCount',
+  'truncated',
+];
 
 function sessionCalls(web: DshWeb, scenario: string): ModelCall[] {
   return web.calls().filter((call) => call.scenario === scenario);
@@ -104,7 +138,9 @@ function toolResults(web: DshWeb, scenario: string): { text: string; value: Reco
 }
 
 function notices(web: DshWeb, scenario: string) {
-  return sessionCalls(web, scenario).flatMap((call) => call.fresh.filter((message) => message.source.plugin === 'dsh-interactive-terminal'));
+  return sessionCalls(web, scenario).flatMap((call) =>
+    call.fresh.filter((message) => message.source.plugin === 'dsh-interactive-terminal'),
+  );
 }
 
 /** The shells this DSH process runs for the plugin (children of DSH running the configured bash). */
@@ -143,7 +179,10 @@ describe('dsh-interactive-terminal in DSH Web 0.1.0-rc.8 (installed from the pac
     const added = addPlugin(made.home, './dsh-interactive-terminal-0.1.0.tgz', root);
     assert.match(added, /dsh-interactive-terminal/);
     // A user row of one key: the rest must come from the plugin's defaults.
-    writeFileSync(join(made.home, 'profiles', 'web', 'cordis.patch.yml'), `- id: dsh-interactive-terminal\n  config:\n    maxToolOutputBytes: ${MAX_TOOL_OUTPUT_BYTES}\n`);
+    writeFileSync(
+      join(made.home, 'profiles', 'web', 'cordis.patch.yml'),
+      `- id: dsh-interactive-terminal\n  config:\n    maxToolOutputBytes: ${MAX_TOOL_OUTPUT_BYTES}\n`,
+    );
     web = await startDshWeb({ ...made, scenarios: SCENARIOS });
     browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1280, height: 900 }, locale: 'en-US', colorScheme: 'light' });
@@ -163,7 +202,13 @@ describe('dsh-interactive-terminal in DSH Web 0.1.0-rc.8 (installed from the pac
     await waitFor(() => sessionCalls(web, 'hello').length >= 1, 'the model to answer the first prompt');
     // One control for the panel: the element's own toggle, collapsed and not connected until expanded.
     await toggle(page).waitFor({ state: 'visible' });
-    assert.equal(await dock(page).getByRole('button', { name: /open terminal|hide terminal/i }).count(), 0, 'no second toggle above the panel');
+    assert.equal(
+      await dock(page)
+        .getByRole('button', { name: /open terminal|hide terminal/i })
+        .count(),
+      0,
+      'no second toggle above the panel',
+    );
     assert.equal(await toggle(page).getAttribute('aria-expanded'), 'false');
     assert.doesNotMatch(await statusText(page), /\| connected\b/, 'no shell before the first expansion');
     await openTerminal(page);
@@ -188,7 +233,7 @@ describe('dsh-interactive-terminal in DSH Web 0.1.0-rc.8 (installed from the pac
     assert.match(told[0]!.text, /ran 3 command lines at the terminal's idle prompt \(exit statuses in order: 0, 0, 1\)/);
   });
 
-  it('a reset shows the new shell\'s cursor line even after the panel was scrolled down to a flood\'s prompt', async () => {
+  it("a reset shows the new shell's cursor line even after the panel was scrolled down to a flood's prompt", async () => {
     await typeInTerminal(page, 'seq 1 2000');
     await waitForScreen(page, /^2000\n\S*[#$]$/m, 'the prompt after the flood');
     const element = terminal(page);
@@ -201,7 +246,7 @@ describe('dsh-interactive-terminal in DSH Web 0.1.0-rc.8 (installed from the pac
     await element.locator('[part~="settings-button"]').click();
     await element.getByRole('menuitem', { name: 'Reset Terminal' }).click();
     await element.locator('.confirm-reset').click();
-    await waitFor(async () => /^\S*[#$]$/.test((await screenText(page)).split('\n')[0] ?? ''), 'the new shell\'s prompt on the first row');
+    await waitFor(async () => /^\S*[#$]$/.test((await screenText(page)).split('\n')[0] ?? ''), "the new shell's prompt on the first row");
     await sleep(300);
     const geometry = await element.evaluate((el) => {
       const root = el.shadowRoot!;
@@ -210,7 +255,13 @@ describe('dsh-interactive-terminal in DSH Web 0.1.0-rc.8 (installed from the pac
       const term = (el as HTMLElement & { renderer: { rows: number; buffer: { active: { cursorY: number } } } }).renderer;
       const rowHeight = screen.height / term.rows;
       const cursorTop = screen.top + term.buffer.active.cursorY * rowHeight;
-      return { viewportTop: viewport.top, viewportBottom: viewport.bottom, cursorTop, cursorBottom: cursorTop + rowHeight, cursorY: term.buffer.active.cursorY };
+      return {
+        viewportTop: viewport.top,
+        viewportBottom: viewport.bottom,
+        cursorTop,
+        cursorBottom: cursorTop + rowHeight,
+        cursorY: term.buffer.active.cursorY,
+      };
     });
     assert.ok(
       geometry.cursorTop >= geometry.viewportTop - 1 && geometry.cursorBottom <= geometry.viewportBottom + 1,
@@ -234,7 +285,7 @@ describe('dsh-interactive-terminal in DSH Web 0.1.0-rc.8 (installed from the pac
     assert.equal(notices(web, scenario).length, 1, 'exactly one notice');
   }
 
-  it('2a. the model\'s send returned stdin_read; the person answers both prompts; one notice; the next read has the answers', async () => {
+  it("2a. the model's send returned stdin_read; the person answers both prompts; one notice; the next read has the answers", async () => {
     const scenario = 'two prompts answered at the terminal';
     await startConversation(page, scenario, { newSession: true });
     await openTerminal(page);
@@ -245,7 +296,13 @@ describe('dsh-interactive-terminal in DSH Web 0.1.0-rc.8 (installed from the pac
     await answerBothPromptsThenRead(scenario);
     const calls = sessionCalls(web, scenario);
     const noticeCall = calls.find((call) => call.fresh.some((message) => message.source.plugin === 'dsh-interactive-terminal'))!;
-    assert.equal(SCENARIOS[scenario]![noticeCall.step] && 'tool' in SCENARIOS[scenario]![noticeCall.step]! ? (SCENARIOS[scenario]![noticeCall.step] as { tool: string }).tool : '', 'shared_terminal_read', 'the call after the notice is the read');
+    assert.equal(
+      SCENARIOS[scenario]![noticeCall.step] && 'tool' in SCENARIOS[scenario]![noticeCall.step]!
+        ? (SCENARIOS[scenario]![noticeCall.step] as { tool: string }).tool
+        : '',
+      'shared_terminal_read',
+      'the call after the notice is the read',
+    );
     // The notice names what happened: the person answered the waiting program, not "typed at the idle prompt".
     const [notice] = notices(web, scenario);
     assert.match(notice!.text, /answered a program that was waiting for input/);
@@ -266,7 +323,7 @@ describe('dsh-interactive-terminal in DSH Web 0.1.0-rc.8 (installed from the pac
     assert.doesNotMatch(sendText, /"generation"|"queueStatus"/, 'no raw result object');
     const readRow = page.locator('[data-tool="shared_terminal_read"]').first();
     await readRow.waitFor({ state: 'visible' });
-    assert.match((await readRow.textContent()) ?? '', /Read the shared terminal's screen/, 'the compact card\'s summary');
+    assert.match((await readRow.textContent()) ?? '', /Read the shared terminal's screen/, "the compact card's summary");
     await readRow.getByRole('button').first().click();
     await readRow.getByRole('button', { name: 'Copy' }).waitFor({ state: 'visible', timeout: 10_000 });
     await waitFor(async () => /answers: 你好\|🙂/.test((await readRow.textContent()) ?? ''), 'the read card shows the screen');
@@ -274,12 +331,16 @@ describe('dsh-interactive-terminal in DSH Web 0.1.0-rc.8 (installed from the pac
     assert.ok(notices(web, scenario).length === 1);
   });
 
-  it('2b. the person takes over the model\'s running send and answers; the send returns human_handoff; one notice; the read has the answers', async () => {
+  it("2b. the person takes over the model's running send and answers; the send returns human_handoff; one notice; the read has the answers", async () => {
     const scenario = 'two prompts taken over';
     await startConversation(page, scenario, { newSession: true });
     await openTerminal(page);
     await waitForScreen(page, /first\?$/m, 'the first prompt');
-    assert.equal(toolResults(web, scenario).length, 0, 'the send is still running (the reader never sleeps in a read: no inspector sees it)');
+    assert.equal(
+      toolResults(web, scenario).length,
+      0,
+      'the send is still running (the reader never sleeps in a read: no inspector sees it)',
+    );
     const takeover = dock(page).getByRole('button', { name: 'Take over input' });
     await waitFor(() => takeover.isEnabled(), 'Take over input to be offered');
     await takeover.click();
@@ -292,9 +353,15 @@ describe('dsh-interactive-terminal in DSH Web 0.1.0-rc.8 (installed from the pac
     assert.match(notices(web, scenario)[0]!.text, /took over/);
   });
 
-  it('a touch device gets a read-only view; the panel follows DSH\'s language and dark theme', async () => {
+  it("a touch device gets a read-only view; the panel follows DSH's language and dark theme", async () => {
     // A tablet: touch input (pointer: coarse), Chinese browser, dark colour scheme.
-    const phone = await browser.newContext({ viewport: { width: 1024, height: 900 }, locale: 'zh-CN', colorScheme: 'dark', hasTouch: true, isMobile: true });
+    const phone = await browser.newContext({
+      viewport: { width: 1024, height: 900 },
+      locale: 'zh-CN',
+      colorScheme: 'dark',
+      hasTouch: true,
+      isMobile: true,
+    });
     try {
       const touch = await phone.newPage();
       await touch.goto(web.url);
@@ -303,7 +370,10 @@ describe('dsh-interactive-terminal in DSH Web 0.1.0-rc.8 (installed from the pac
       await expandTerminal(touch);
       const element = terminal(touch);
       // The element's own words in Chinese: "Read only (触屏设备只读) | 已连接 | …".
-      await waitFor(async () => /^Read only\b.*已连接/.test(await statusText(touch).catch(() => '')), 'the touch view to connect read only');
+      await waitFor(
+        async () => /^Read only\b.*已连接/.test(await statusText(touch).catch(() => '')),
+        'the touch view to connect read only',
+      );
       assert.equal(await element.getAttribute('lang'), 'zh-CN');
       assert.equal(await element.getAttribute('theme'), 'dark');
       assert.equal(await element.getAttribute('readonly'), '');
@@ -322,15 +392,22 @@ describe('dsh-interactive-terminal in DSH Web 0.1.0-rc.8 (installed from the pac
     const cwd = join(web.workspace, 'lab-tools');
     mkdirSync(cwd, { recursive: true });
     await web.lab('create', { sessionId: 'lab-tools', cwd, prompt: scenario });
-    const results = await waitFor(() => {
-      const found = toolResults(web, scenario);
-      return found.length >= 9 ? found : undefined;
-    }, 'all nine tool calls', 60_000);
+    const results = await waitFor(
+      () => {
+        const found = toolResults(web, scenario);
+        return found.length >= 9 ? found : undefined;
+      },
+      'all nine tool calls',
+      60_000,
+    );
     for (const result of results) {
       assert.equal(result.isError, false, result.text);
       // Whole JSON within DSH's inline limit, so DSH's spill policy never cuts it (the config allows 4 MiB).
       assert.ok(result.value, `the model got JSON that parses: ${result.text.slice(0, 200)} … ${result.text.slice(-200)}`);
-      assert.ok(Buffer.byteLength(result.text) <= INLINE_LIMIT, `within DSH's inline limit ${INLINE_LIMIT}: ${Buffer.byteLength(result.text)} bytes`);
+      assert.ok(
+        Buffer.byteLength(result.text) <= INLINE_LIMIT,
+        `within DSH's inline limit ${INLINE_LIMIT}: ${Buffer.byteLength(result.text)} bytes`,
+      );
       for (const field of BASE_FIELDS) assert.ok(result.value && field in result.value, `${field} in ${result.text.slice(0, 200)}`);
       assert.equal(result.value!['rows'], 40, 'default rows (the user row set only maxToolOutputBytes)');
       assert.equal(result.value!['cols'], 160);
@@ -343,7 +420,7 @@ describe('dsh-interactive-terminal in DSH Web 0.1.0-rc.8 (installed from the pac
     for (const field of ['output', 'queueTimeMs', 'waitReason']) assert.ok(field in signal!, field);
     assert.equal(seq!['truncated'], true);
     assert.match(String(seq!['output']), /\n300000$/, 'the newest output is kept');
-    assert.ok(Buffer.byteLength(JSON.stringify(seq)) > INLINE_LIMIT / 2, 'the cap is DSH\'s limit, not a much smaller one');
+    assert.ok(Buffer.byteLength(JSON.stringify(seq)) > INLINE_LIMIT / 2, "the cap is DSH's limit, not a much smaller one");
     assert.ok(Number(read!['lineEnd']) - Number(read!['lineBegin']) <= 5);
     for (const field of ['text', 'totalLines', 'lineBegin', 'lineEnd']) assert.ok(field in read!, field);
     assert.match(String(probe!['output']), /probe-status=1/, 'writing outside the workspace is refused by the sandbox');
@@ -385,9 +462,9 @@ describe('dsh-interactive-terminal in DSH Web 0.1.0-rc.8 (installed from the pac
     }
   });
 
-  it('5a. disposing the Agent ends its terminal\'s whole process tree', async () => {
+  it("5a. disposing the Agent ends its terminal's whole process tree", async () => {
     const shell = shellIn(web, join(web.workspace, 'lab-tools'));
-    assert.ok(shell, 'the lab Agent\'s shell is running');
+    assert.ok(shell, "the lab Agent's shell is running");
     // The send that started them returned at the prompt, before the background `bash -c` had necessarily
     // exec'd its sleep (CI once looked too early and found one of the two).
     await waitFor(
@@ -402,11 +479,14 @@ describe('dsh-interactive-terminal in DSH Web 0.1.0-rc.8 (installed from the pac
     assert.equal(status.live, false);
   });
 
-  it('5b. unloading the plugin ends every terminal, closes the panel\'s socket and removes its routes', async () => {
+  it("5b. unloading the plugin ends every terminal, closes the panel's socket and removes its routes", async () => {
     const cwd = join(web.workspace, 'lab-unload');
     mkdirSync(cwd, { recursive: true });
     await web.lab('create', { sessionId: 'lab-unload', cwd, prompt: 'background for unload' });
-    await waitFor(() => processesMatching(`sleep ${SLEEP(4)}`).length === 1 && processesMatching(`sleep ${SLEEP(3)}`).length === 1, 'the background sleeps');
+    await waitFor(
+      () => processesMatching(`sleep ${SLEEP(4)}`).length === 1 && processesMatching(`sleep ${SLEEP(3)}`).length === 1,
+      'the background sleeps',
+    );
     const shells = pluginShells(web);
     assert.ok(shells.length >= 3, `the browser sessions' and the lab's shells: ${shells}`);
     const tree = [...shells, ...processesMatching(`sleep ${SLEEP(3)}`), ...processesMatching(`sleep ${SLEEP(4)}`)];

@@ -33,7 +33,9 @@ async function checkInstall(spec: (root: string) => string, expectInProfile: Reg
       workspace,
       scenarios: { 'say hi': [{ tool: 'shared_terminal_send', args: { text: 'echo "hi from $SHARED_TERMINAL"' } }, { text: 'done' }] },
       ...(options.noSandbox
-        ? { extraPatch: `    - id: test-no-confinement\n      name: ${JSON.stringify(`file://${FIXTURES}/no-confinement.mjs`)}\n- id: sandbox\n  disabled: true` }
+        ? {
+            extraPatch: `    - id: test-no-confinement\n      name: ${JSON.stringify(`file://${FIXTURES}/no-confinement.mjs`)}\n- id: sandbox\n  disabled: true`,
+          }
         : {}),
     });
     web.stop = started.stop;
@@ -42,7 +44,11 @@ async function checkInstall(spec: (root: string) => string, expectInProfile: Reg
     assert.match(await client.text(), /^window\.__ModuleLoader__\.load\(\{ id: "dsh-interactive-terminal"/);
     await started.lab('create', { sessionId: 'install-check', cwd: workspace, prompt: 'say hi' });
     const result = await waitFor(
-      () => started.calls().flatMap((call) => call.fresh).find((message) => message.toolResult),
+      () =>
+        started
+          .calls()
+          .flatMap((call) => call.fresh)
+          .find((message) => message.toolResult),
       'the tool result',
       30_000,
     );

@@ -45,7 +45,8 @@ try {
     window.WebSocket = class extends Native {
       constructor(url: string | URL, protocols?: string | string[]) {
         super(url, protocols);
-        if (String(url).includes('dsh-interactive-terminal')) this.addEventListener('message', (event) => frames.push({ t: Date.now(), data: String(event.data) }));
+        if (String(url).includes('dsh-interactive-terminal'))
+          this.addEventListener('message', (event) => frames.push({ t: Date.now(), data: String(event.data) }));
       }
     } as typeof WebSocket;
   });
@@ -95,7 +96,6 @@ try {
   console.log(JSON.stringify(results));
   const outAt = process.argv.indexOf('--out');
   if (outAt > 0 && process.argv[outAt + 1]) writeFileSync(process.argv[outAt + 1]!, `${JSON.stringify(results, null, 2)}\n`);
-
 } finally {
   await browser.close().catch(() => undefined);
   await web.stop();

@@ -48,7 +48,14 @@ describe('DSH inline limit', () => {
   it('is absent without a Loader or a spill-policy row, or when the row sets no limit', () => {
     assert.equal(inlineLimitOf(undefined), undefined);
     assert.equal(inlineLimitOf({ *entries() {} }), undefined);
-    assert.equal(inlineLimitOf({ *entries() { yield entry(SPILL_POLICY_MODULE, {}); } }), undefined);
+    assert.equal(
+      inlineLimitOf({
+        *entries() {
+          yield entry(SPILL_POLICY_MODULE, {});
+        },
+      }),
+      undefined,
+    );
   });
 
   it('the effective cap is the smaller of maxToolOutputBytes and the inline limit', () => {
@@ -91,12 +98,20 @@ const content = (value: unknown) => ({ content: [{ type: 'text', text: JSON.stri
 describe('cards', () => {
   it('send is a terminal card: the command, its output and exit code', () => {
     assert.deepEqual(presentCall('shared_terminal_send', { text: 'ls -l' }), { card: 'terminal', title: 'ls -l' });
-    const view = presentResult('shared_terminal_send', { text: 'ls -l' }, content({ ...base, output: 'a\nb', waitReason: 'prompt', exitCode: 2 }));
+    const view = presentResult(
+      'shared_terminal_send',
+      { text: 'ls -l' },
+      content({ ...base, output: 'a\nb', waitReason: 'prompt', exitCode: 2 }),
+    );
     assert.deepEqual(view, { card: 'terminal', output: 'a\nb', exitCode: 2 });
   });
 
   it('says why a send returned when it was not the prompt', () => {
-    const view = presentResult('shared_terminal_send', {}, content({ ...base, output: 'first? ', waitReason: 'stdin_read', inputWait: { command: 'read', secret: false, processGroupId: 5 } }));
+    const view = presentResult(
+      'shared_terminal_send',
+      {},
+      content({ ...base, output: 'first? ', waitReason: 'stdin_read', inputWait: { command: 'read', secret: false, processGroupId: 5 } }),
+    );
     assert.deepEqual(view, { card: 'terminal', output: 'first? \n[read is waiting for input]' });
     assert.match(waitNote({ waitReason: 'human_handoff' }) ?? '', /took over/);
     assert.match(waitNote({ waitReason: 'timeout' }) ?? '', /SIGINT/);
@@ -105,7 +120,11 @@ describe('cards', () => {
 
   it('signal is a terminal card too; read and reset get compact cards of their own (the screen, the new generation)', () => {
     assert.equal(presentCall('shared_terminal_signal', { signal: 'SIGINT' })?.card, 'terminal');
-    assert.deepEqual(presentCall('shared_terminal_read', {}), { card: 'terminal', title: 'shared_terminal_read', description: "Read the shared terminal's screen" });
+    assert.deepEqual(presentCall('shared_terminal_read', {}), {
+      card: 'terminal',
+      title: 'shared_terminal_read',
+      description: "Read the shared terminal's screen",
+    });
     const read = presentResult('shared_terminal_read', {}, content({ ...base, text: 'x', totalLines: 9, lineBegin: 4, lineEnd: 9 }));
     assert.deepEqual(read, { card: 'terminal', output: `[history lines 4–9 of 9 returned to the model; the screen:]\n${base.viewport}` });
     assert.equal(presentCall('shared_terminal_reset', {})?.card, 'terminal');
@@ -114,7 +133,7 @@ describe('cards', () => {
     assert.doesNotMatch(JSON.stringify(reset), /queueStatus/);
   });
 
-  it('falls back to DSH\'s plain card for errors, foreign text and malformed arguments', () => {
+  it("falls back to DSH's plain card for errors, foreign text and malformed arguments", () => {
     assert.equal(presentResult('shared_terminal_send', {}, { content: [{ type: 'text', text: 'boom' }], isError: true }), undefined);
     assert.equal(presentResult('shared_terminal_send', {}, { content: [{ type: 'text', text: '{"cut' }], isError: false }), undefined);
     assert.equal(presentCall('shared_terminal_send', { text: 3 }), undefined);

@@ -65,7 +65,10 @@ describe('install by registry name into DSH 0.1.0-rc.8 (a private registry on lo
     // first, with the command the product description gives (DSH keeps an existing .npmrc).
     const profile = join(home, 'profiles', 'web');
     mkdirSync(profile, { recursive: true });
-    const configured = spawnSync('pnpm', ['config', 'set', 'registry', registry.url, '--location=project'], { cwd: profile, encoding: 'utf8' });
+    const configured = spawnSync('pnpm', ['config', 'set', 'registry', registry.url, '--location=project'], {
+      cwd: profile,
+      encoding: 'utf8',
+    });
     assert.equal(configured.status, 0, `${configured.stdout}${configured.stderr}`);
     assert.match(readFileSync(join(profile, '.npmrc'), 'utf8'), new RegExp(`^registry=${registry.url.replace(/[.]/g, '\\.')}$`, 'm'));
 
@@ -115,7 +118,11 @@ describe('install by registry name into DSH 0.1.0-rc.8 (a private registry on lo
     await startConversation(page, PROMPT, { newSession: false });
     const running = web;
     const result = await waitFor(
-      () => running.calls().flatMap((call) => call.fresh).find((message) => message.toolResult),
+      () =>
+        running
+          .calls()
+          .flatMap((call) => call.fresh)
+          .find((message) => message.toolResult),
       'the tool result',
       30_000,
     );

@@ -50,12 +50,18 @@ describe('config', () => {
   });
 
   it('applies the rules schemastery cannot say, with an error that names the key', () => {
-    assert.throws(() => toTerminalConfig(loaderResolve({ shellPath: '/bin/zsh' }) as never), (error: unknown) => {
-      assert.ok(error instanceof ConfigError);
-      assert.equal(error.key, 'shellPath');
-      return true;
-    });
-    assert.throws(() => toTerminalConfig(loaderResolve({ maxToolOutputBytes: 8192, scrollbackMaxBytes: 4096 }) as never), /maxToolOutputBytes/);
+    assert.throws(
+      () => toTerminalConfig(loaderResolve({ shellPath: '/bin/zsh' }) as never),
+      (error: unknown) => {
+        assert.ok(error instanceof ConfigError);
+        assert.equal(error.key, 'shellPath');
+        return true;
+      },
+    );
+    assert.throws(
+      () => toTerminalConfig(loaderResolve({ maxToolOutputBytes: 8192, scrollbackMaxBytes: 4096 }) as never),
+      /maxToolOutputBytes/,
+    );
     assert.equal(toTerminalConfig(loaderResolve({ disconnectGraceMs: 0 }) as never).disconnectGraceMs, 0);
   });
 });
@@ -96,7 +102,7 @@ describe('websocket fence', () => {
     for (const name of ['10.0.0.1', 'example.com', '128.0.0.1', 'localhost.example']) assert.ok(!isLoopbackHostname(name), name);
   });
 
-  it('reads the trusted hosts of DSH\'s connection service, ignoring anything else', () => {
+  it("reads the trusted hosts of DSH's connection service, ignoring anything else", () => {
     assert.deepEqual(trustedHostsOf({ trustedHosts: ['a:1', 2, 'b'] }), ['a:1', 'b']);
     assert.deepEqual(trustedHostsOf(undefined), []);
     assert.deepEqual(trustedHostsOf({}), []);
@@ -113,14 +119,30 @@ describe('token request', () => {
     assert.match(String(parseTokenRequest(null)), /object/);
   });
 
-  it('builds the socket URL on the page\'s own origin', () => {
-    assert.equal(socketUrl('/dsh-interactive-terminal/ws', 'http://127.0.0.1:3080/chat/1'), 'ws://127.0.0.1:3080/dsh-interactive-terminal/ws');
+  it("builds the socket URL on the page's own origin", () => {
+    assert.equal(
+      socketUrl('/dsh-interactive-terminal/ws', 'http://127.0.0.1:3080/chat/1'),
+      'ws://127.0.0.1:3080/dsh-interactive-terminal/ws',
+    );
     assert.equal(socketUrl('/dsh-interactive-terminal/ws', 'https://dsh.lan/x'), 'wss://dsh.lan/dsh-interactive-terminal/ws');
   });
 });
 
 /** DSH's supported schema keywords (dsh-tools, rc.8). */
-const DSH_KEYWORDS = new Set(['type', 'oneOf', 'properties', 'required', 'additionalProperties', 'items', 'enum', 'const', 'description', 'title', 'default', 'examples']);
+const DSH_KEYWORDS = new Set([
+  'type',
+  'oneOf',
+  'properties',
+  'required',
+  'additionalProperties',
+  'items',
+  'enum',
+  'const',
+  'description',
+  'title',
+  'default',
+  'examples',
+]);
 
 function keywordsOf(schema: unknown, found = new Set<string>()): Set<string> {
   if (!schema || typeof schema !== 'object') return found;
@@ -134,7 +156,7 @@ function keywordsOf(schema: unknown, found = new Set<string>()): Set<string> {
 }
 
 describe('tool schemas', () => {
-  it('argument schemas stay closed and use only DSH\'s keywords; limits move into the description', () => {
+  it("argument schemas stay closed and use only DSH's keywords; limits move into the description", () => {
     for (const name of TOOL_NAMES) {
       const schema = toDshSchema(TOOL_INPUT_SCHEMAS[name]);
       assert.equal(schema['additionalProperties'], false, name);
@@ -142,18 +164,29 @@ describe('tool schemas', () => {
     }
     const read = toDshSchema(TOOL_INPUT_SCHEMAS.shared_terminal_read) as { properties: Record<string, { description: string }> };
     assert.match(read.properties['count']!.description, /Minimum 1\./);
-    const send = toDshSchema(TOOL_INPUT_SCHEMAS.shared_terminal_send) as { properties: Record<string, { type: string; description: string }> };
+    const send = toDshSchema(TOOL_INPUT_SCHEMAS.shared_terminal_send) as {
+      properties: Record<string, { type: string; description: string }>;
+    };
     assert.equal(send.properties['timeoutMs']?.type, 'integer', 'a DSH model can give a long send its own deadline');
     assert.match(send.properties['timeoutMs']!.description, /maxOperationTimeoutMs/);
   });
 
-  it('result schemas use only DSH\'s keywords', () => {
-    for (const name of TOOL_NAMES) for (const keyword of keywordsOf(RESULT_SCHEMAS[name])) assert.ok(DSH_KEYWORDS.has(keyword), `${name}: ${keyword}`);
+  it("result schemas use only DSH's keywords", () => {
+    for (const name of TOOL_NAMES)
+      for (const keyword of keywordsOf(RESULT_SCHEMAS[name])) assert.ok(DSH_KEYWORDS.has(keyword), `${name}: ${keyword}`);
   });
 });
 
 describe('notice', () => {
-  const settled: HumanSettled = { ownerId: 'a#1', leaseId: 7, origin: 'takeover', generation: 2, waitReason: 'prompt', exitCode: 0, began: 'program' };
+  const settled: HumanSettled = {
+    ownerId: 'a#1',
+    leaseId: 7,
+    origin: 'takeover',
+    generation: 2,
+    waitReason: 'prompt',
+    exitCode: 0,
+    began: 'program',
+  };
   const command = (exitCode: number): HumanSettled => ({ ...settled, origin: 'idle', began: 'prompt', exitCode });
 
   it('says what happened and what to do, with metadata only', () => {
@@ -192,7 +225,7 @@ describe('notice', () => {
 });
 
 describe('TERM', () => {
-  it('starts the shell through env when a TERM other than DSH\'s dumb is configured', () => {
+  it("starts the shell through env when a TERM other than DSH's dumb is configured", () => {
     assert.deepEqual(withTerm(['/bin/bash', '-i'], 'xterm-256color'), ['/usr/bin/env', 'TERM=xterm-256color', '/bin/bash', '-i']);
     assert.deepEqual(withTerm(['/bin/bash', '-i'], 'dumb'), ['/bin/bash', '-i']);
     assert.deepEqual(withTerm(['/bin/bash'], undefined), ['/bin/bash']);

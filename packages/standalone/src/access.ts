@@ -143,7 +143,12 @@ export class AccessGuard {
     const bearer = this.bearer(req);
     if (bearer !== undefined) {
       if (this.tokenMatches(bearer)) return { ok: true, credential: 'bearer' };
-      return { ok: false, status: 401, code: 'unauthorized', message: 'the bearer token is wrong: use the token that shared-terminal printed at start' };
+      return {
+        ok: false,
+        status: 401,
+        code: 'unauthorized',
+        message: 'the bearer token is wrong: use the token that shared-terminal printed at start',
+      };
     }
     if (this.hasCookie(req)) {
       if (this.sameOrigin(req)) return { ok: true, credential: 'cookie' };

@@ -48,7 +48,11 @@ export class AgentEventRelay extends EventEmitter<{ event: [AgentEvent] }> {
     owner.on('human-settled', (settled) => this.emit('event', describeSettled(settled)));
   };
   private readonly onDisposed = (agent: string) => {
-    this.emit('event', { event: 'agent-disposed', agent, message: `The terminal of agent ${agent} was disposed; the next tool call starts a new one.` });
+    this.emit('event', {
+      event: 'agent-disposed',
+      agent,
+      message: `The terminal of agent ${agent} was disposed; the next tool call starts a new one.`,
+    });
   };
 
   constructor(hub: TerminalHub) {

@@ -156,7 +156,11 @@ function streamEvents(req: IncomingMessage, res: ServerResponse, ctx: ApiContext
 async function issueTerminalToken(req: IncomingMessage, res: ServerResponse, ctx: ApiContext, id: string): Promise<void> {
   if (req.method !== 'POST') methodNotAllowed('POST');
   const body = await readJsonBody(req, ctx.bodyLimit);
-  if (!isRecord(body) || Object.keys(body).some((key) => key !== 'readonly') || (body['readonly'] !== undefined && typeof body['readonly'] !== 'boolean')) {
+  if (
+    !isRecord(body) ||
+    Object.keys(body).some((key) => key !== 'readonly') ||
+    (body['readonly'] !== undefined && typeof body['readonly'] !== 'boolean')
+  ) {
     throw new HttpError(400, 'invalid-arguments', 'send {"readonly": true|false} or {}');
   }
   if (!ctx.attach) {
@@ -171,7 +175,10 @@ async function issueTerminalToken(req: IncomingMessage, res: ServerResponse, ctx
 /** Route one /api request. Errors become `{"error":{"code","message"}}` with a matching status. */
 export async function handleApi(req: IncomingMessage, res: ServerResponse, ctx: ApiContext, path: string): Promise<void> {
   try {
-    const parts = path.split('/').slice(2).map((part) => decodeURIComponent(part));
+    const parts = path
+      .split('/')
+      .slice(2)
+      .map((part) => decodeURIComponent(part));
     // parts: ['agents', id?, sub?, tool?]
     if (parts[0] !== 'agents' || parts.length > 4) {
       throw new HttpError(404, 'not-found', `no API route ${clip(path)}; see GET /api/agents and POST /api/agents/{id}/tools/{tool}`);
@@ -207,6 +214,12 @@ export async function handleApi(req: IncomingMessage, res: ServerResponse, ctx: 
     if (error instanceof HttpError) return sendError(res, error.status, error.code, error.message, error.headers);
     if (error instanceof URIError) return sendError(res, 400, 'invalid-path', 'the path is not valid percent-encoding');
     const failure = describeToolFailure(error);
-    sendError(res, failure.status, failure.code, failure.message, error instanceof TokenLimitError ? { 'Retry-After': String(Math.ceil(error.retryAfterMs / 1000)) } : {});
+    sendError(
+      res,
+      failure.status,
+      failure.code,
+      failure.message,
+      error instanceof TokenLimitError ? { 'Retry-After': String(Math.ceil(error.retryAfterMs / 1000)) } : {},
+    );
   }
 }

@@ -8,5 +8,10 @@ import { TERMINAL_SOCKET_PATH, type BrowserAttach } from './api.ts';
 import type { AttachFactoryOptions } from './server.ts';
 
 export function createEngineAttach(options: AttachFactoryOptions): BrowserAttach {
-  return createTerminalTransport({ hub: options.hub, allowedHosts: options.allowedHosts, allowedOrigins: options.allowedOrigins, path: TERMINAL_SOCKET_PATH });
+  return createTerminalTransport({
+    hub: options.hub,
+    allowedHosts: options.allowedHosts,
+    allowedOrigins: options.allowedOrigins,
+    path: TERMINAL_SOCKET_PATH,
+  });
 }

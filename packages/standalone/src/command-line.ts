@@ -105,11 +105,15 @@ export function parseCommandLine(argv: readonly string[], cwd: string = process.
   if (values['help']) return { command: 'help' };
   const allowedHosts = (values['allow-host'] as string[] | undefined) ?? [];
   for (const name of allowedHosts) {
-    if (!/^[A-Za-z0-9.-]{1,253}$/.test(name)) throw new UsageError(`--allow-host takes a host name without port; got ${JSON.stringify(name)}`);
+    if (!/^[A-Za-z0-9.-]{1,253}$/.test(name))
+      throw new UsageError(`--allow-host takes a host name without port; got ${JSON.stringify(name)}`);
   }
   const allowedOrigins = ((values['allow-origin'] as string[] | undefined) ?? []).map((value) => {
     const origin = parseOrigin(value);
-    if (!origin) throw new UsageError(`--allow-origin takes an exact origin such as http://localhost:5173 (scheme, host, port; no path); got ${JSON.stringify(value)}`);
+    if (!origin)
+      throw new UsageError(
+        `--allow-origin takes an exact origin such as http://localhost:5173 (scheme, host, port; no path); got ${JSON.stringify(value)}`,
+      );
     return origin;
   });
   const options: HostOptions = {

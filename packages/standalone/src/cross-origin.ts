@@ -88,7 +88,13 @@ export function closeWithReason(req: IncomingMessage, socket: Duplex, reason: st
   const protocol = offered.includes(SUBPROTOCOL) ? SUBPROTOCOL : offered[0];
   const accept = createHash('sha1').update(`${key}258EAFA5-E914-47DA-95CA-C5AB0DC85B11`).digest('base64');
   let text = Buffer.from(reason);
-  if (text.length > 123) text = Buffer.from(text.subarray(0, 120).toString().replace(/\uFFFD+$/, '') + '...');
+  if (text.length > 123)
+    text = Buffer.from(
+      text
+        .subarray(0, 120)
+        .toString()
+        .replace(/\uFFFD+$/, '') + '...',
+    );
   const frame = Buffer.concat([Buffer.from([0x88, 2 + text.length, code >> 8, code & 0xff]), text]);
   socket.end(
     Buffer.concat([

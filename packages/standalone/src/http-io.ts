@@ -79,6 +79,10 @@ export async function readJsonBody(req: IncomingMessage, limit: number): Promise
   try {
     return JSON.parse(text) as unknown;
   } catch (error) {
-    throw new HttpError(400, 'invalid-json', `the body is not valid JSON (${(error as Error).message}); send an object such as {"text": "ls"}`);
+    throw new HttpError(
+      400,
+      'invalid-json',
+      `the body is not valid JSON (${(error as Error).message}); send an object such as {"text": "ls"}`,
+    );
   }
 }

@@ -3,7 +3,16 @@
  * product; these exports let another Node program or a test start the same server.
  */
 export { startStandaloneServer, type StandaloneOptions, type StandaloneServer, type AttachFactoryOptions } from './server.ts';
-export { startMcpServer, createMcpSession, MCP_LOGGER, MCP_INSTRUCTIONS, type McpOptions, type McpSessionOptions, type McpSession, type RunningMcp } from './mcp.ts';
+export {
+  startMcpServer,
+  createMcpSession,
+  MCP_LOGGER,
+  MCP_INSTRUCTIONS,
+  type McpOptions,
+  type McpSessionOptions,
+  type McpSession,
+  type RunningMcp,
+} from './mcp.ts';
 export { McpHttpEndpoint, MCP_ENDPOINT_PATTERN, MAX_SESSIONS as MAX_MCP_SESSIONS } from './mcp-http.ts';
 export { mcpToolList } from './mcp-tools.ts';
 export { reportProgress, PROGRESS_INTERVAL_MS } from './mcp-progress.ts';

@@ -40,7 +40,11 @@ interface OpenSession {
 /** A JSON-RPC error reply (what an MCP client expects from its endpoint). */
 function sendRpcError(res: ServerResponse, status: number, message: string): void {
   const body = JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null });
-  res.writeHead(status, { ...COMMON_HEADERS, 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': String(Buffer.byteLength(body)) });
+  res.writeHead(status, {
+    ...COMMON_HEADERS,
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': String(Buffer.byteLength(body)),
+  });
   res.end(body);
 }
 
@@ -59,11 +63,21 @@ export class McpHttpEndpoint {
 
   async handle(req: IncomingMessage, res: ServerResponse, agent: string, credential: Credential): Promise<void> {
     if (credential !== 'bearer') {
-      return sendError(res, 401, 'unauthorized', 'MCP clients authenticate with the header Authorization: Bearer TOKEN (the token shared-terminal printed)');
+      return sendError(
+        res,
+        401,
+        'unauthorized',
+        'MCP clients authenticate with the header Authorization: Bearer TOKEN (the token shared-terminal printed)',
+      );
     }
     const origin = req.headers.origin;
     if (origin !== undefined && origin !== `http://${req.headers.host ?? ''}`) {
-      return sendError(res, 403, 'forbidden-origin', `Origin ${JSON.stringify(origin)} is not this server's: connect from a local MCP client, not from a web page`);
+      return sendError(
+        res,
+        403,
+        'forbidden-origin',
+        `Origin ${JSON.stringify(origin)} is not this server's: connect from a local MCP client, not from a web page`,
+      );
     }
     if (req.method !== 'POST' && req.method !== 'GET' && req.method !== 'DELETE') {
       return sendError(res, 405, 'method-not-allowed', 'the MCP endpoint takes POST, GET and DELETE', { Allow: 'POST, GET, DELETE' });

@@ -9,7 +9,7 @@ import { TOOL_DESCRIPTIONS, TOOL_INPUT_SCHEMAS, TOOL_NAMES, TOOL_RESULT_SCHEMAS,
 const TITLES: Record<ToolName, string> = {
   shared_terminal_send: 'Type into the shared terminal',
   shared_terminal_read: 'Read the shared terminal',
-  shared_terminal_signal: 'Signal the shared terminal\'s foreground program',
+  shared_terminal_signal: "Signal the shared terminal's foreground program",
   shared_terminal_reset: 'Reset the shared terminal',
 };
 

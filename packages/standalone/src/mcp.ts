@@ -87,20 +87,31 @@ export function createMcpSession(options: McpSessionOptions): McpSession {
     if (!isToolName(name)) {
       return {
         isError: true,
-        content: [text(JSON.stringify({ error: { code: 'unknown-tool', message: `no tool ${name}; the tools are ${TOOL_NAMES.join(', ')}` } }))],
+        content: [
+          text(JSON.stringify({ error: { code: 'unknown-tool', message: `no tool ${name}; the tools are ${TOOL_NAMES.join(', ')}` } })),
+        ],
       };
     }
     const token = request.params._meta?.progressToken;
     const progress =
       token !== undefined && name === 'shared_terminal_send'
-        ? reportProgress({ hub: options.hub, agent: options.agent, token, send: extra.sendNotification, intervalMs: options.progressIntervalMs })
+        ? reportProgress({
+            hub: options.hub,
+            agent: options.agent,
+            token,
+            send: extra.sendNotification,
+            intervalMs: options.progressIntervalMs,
+          })
         : undefined;
     try {
       const result = await runTool(options.hub, options.agent, name, args ?? {}, extra.signal);
       return { content: [...takeNotes(), text(JSON.stringify(result))], structuredContent: result as unknown as Record<string, unknown> };
     } catch (error) {
       const failure = describeToolFailure(error);
-      return { isError: true, content: [...takeNotes(), text(JSON.stringify({ error: { code: failure.code, message: failure.message } }))] };
+      return {
+        isError: true,
+        content: [...takeNotes(), text(JSON.stringify({ error: { code: failure.code, message: failure.message } }))],
+      };
     } finally {
       progress?.stop();
     }

@@ -138,7 +138,9 @@ export async function startStandaloneServer(options: StandaloneOptions): Promise
     // Machine routes answer in JSON and never trade a ?token= for a cookie.
     const isApi = path === '/api' || path.startsWith('/api/') || mcpMatch !== null;
     const refuse = (status: number, code: string, message: string) =>
-      isApi ? sendError(res, status, code, message) : sendPage(res, status, messagePage(status === 401 ? 'Sign-in needed' : 'Refused', message));
+      isApi
+        ? sendError(res, status, code, message)
+        : sendPage(res, status, messagePage(status === 401 ? 'Sign-in needed' : 'Refused', message));
 
     const hostRefusal = guard.checkHost(req);
     if (hostRefusal) return refuse(hostRefusal.status, hostRefusal.code, hostRefusal.message);
@@ -146,7 +148,11 @@ export async function startStandaloneServer(options: StandaloneOptions): Promise
     const offered = url.searchParams.get('token');
     if (offered !== null && !isApi && (req.method === 'GET' || req.method === 'HEAD')) {
       if (!guard.tokenMatches(offered)) {
-        return refuse(401, 'unauthorized', 'The token in this link is wrong. Open the address that shared-terminal printed when it started.');
+        return refuse(
+          401,
+          'unauthorized',
+          'The token in this link is wrong. Open the address that shared-terminal printed when it started.',
+        );
       }
       url.searchParams.delete('token');
       res.writeHead(303, { ...COMMON_HEADERS, Location: `${path}${url.search}`, 'Set-Cookie': guard.sessionCookie() });
@@ -185,7 +191,8 @@ export async function startStandaloneServer(options: StandaloneOptions): Promise
     const agentMatch = /^\/agents\/([^/]+)$/.exec(path);
     if (agentMatch) {
       const id = decodePart(agentMatch[1]!);
-      if (id === undefined) return refuse(400, 'invalid-path', 'The address is not valid percent-encoding: agent ids match [A-Za-z0-9_-]{1,64}.');
+      if (id === undefined)
+        return refuse(400, 'invalid-path', 'The address is not valid percent-encoding: agent ids match [A-Za-z0-9_-]{1,64}.');
       if (!AGENT_ID_PATTERN.test(id)) return refuse(404, 'invalid-agent-id', 'Agent ids match [A-Za-z0-9_-]{1,64}.');
       return sendPage(res, 200, agentPage(id, elementBundle?.entry));
     }

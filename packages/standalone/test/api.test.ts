@@ -3,7 +3,17 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import type { ReadResult, SendResult, SignalResult } from '@shared-terminal/server';
-import { callTool, rawRequest, startCli, tempDir, upgradeOutcome, upgradeStatus, waitFor, writeConfig, type RunningCli } from './helpers/cli.ts';
+import {
+  callTool,
+  rawRequest,
+  startCli,
+  tempDir,
+  upgradeOutcome,
+  upgradeStatus,
+  waitFor,
+  writeConfig,
+  type RunningCli,
+} from './helpers/cli.ts';
 
 let cli: RunningCli;
 let cookie: string;
@@ -38,7 +48,10 @@ describe('access', () => {
     });
     assert.equal(post.status, 401);
     assert.equal(JSON.parse(post.body).error.code, 'unauthorized');
-    const wrong = await rawRequest(cli.port, { path: '/api/agents', headers: { Host: host(), Authorization: 'Bearer wrong-token-0123456789' } });
+    const wrong = await rawRequest(cli.port, {
+      path: '/api/agents',
+      headers: { Host: host(), Authorization: 'Bearer wrong-token-0123456789' },
+    });
     assert.equal(wrong.status, 401);
     const wrongLink = await rawRequest(cli.port, { path: '/?token=wrong-token-0123456789', headers: { Host: host() } });
     assert.equal(wrongLink.status, 401);
@@ -61,7 +74,10 @@ describe('access', () => {
   });
 
   test('the cookie is refused on cross-origin requests', async () => {
-    const same = await rawRequest(cli.port, { path: '/api/agents', headers: { Host: host(), Cookie: cookie, Origin: `http://${host()}`, 'Sec-Fetch-Site': 'same-origin' } });
+    const same = await rawRequest(cli.port, {
+      path: '/api/agents',
+      headers: { Host: host(), Cookie: cookie, Origin: `http://${host()}`, 'Sec-Fetch-Site': 'same-origin' },
+    });
     assert.equal(same.status, 200);
     const foreignOrigins = ['http://127.0.0.1:1', 'http://localhost:' + cli.port, 'null', 'https://evil.example'];
     for (const origin of foreignOrigins) {
@@ -75,7 +91,10 @@ describe('access', () => {
       assert.equal(JSON.parse(response.body).error.code, 'forbidden-origin');
     }
     for (const site of ['same-site', 'cross-site']) {
-      const response = await rawRequest(cli.port, { path: '/api/agents', headers: { Host: host(), Cookie: cookie, 'Sec-Fetch-Site': site } });
+      const response = await rawRequest(cli.port, {
+        path: '/api/agents',
+        headers: { Host: host(), Cookie: cookie, 'Sec-Fetch-Site': site },
+      });
       assert.equal(response.status, 403, site);
     }
     const page = await rawRequest(cli.port, { path: '/', headers: { Host: host(), Cookie: cookie, 'Sec-Fetch-Site': 'cross-site' } });
@@ -107,15 +126,28 @@ describe('access', () => {
 
   test('the token route gives the page a one-time WebSocket ticket', async () => {
     const url = `${cli.base}/api/agents/ticket/terminal-token`;
-    const bad = await fetch(url, { method: 'POST', headers: { ...cli.auth, 'Content-Type': 'application/json' }, body: '{"readonly":"yes"}' });
+    const bad = await fetch(url, {
+      method: 'POST',
+      headers: { ...cli.auth, 'Content-Type': 'application/json' },
+      body: '{"readonly":"yes"}',
+    });
     assert.equal(bad.status, 400);
-    const response = await fetch(url, { method: 'POST', headers: { ...cli.auth, 'Content-Type': 'application/json' }, body: '{"readonly":false}' });
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: { ...cli.auth, 'Content-Type': 'application/json' },
+      body: '{"readonly":false}',
+    });
     assert.equal(response.status, 200);
     const ticket = (await response.json()) as { url: string; token: string; expiresInMs: number };
     assert.equal(ticket.url, `ws://${host()}/terminal`);
     assert.match(ticket.token, /^[A-Za-z0-9_-]{43}$/);
     assert.equal(ticket.expiresInMs, 10_000);
-    const headers = { Host: host(), Cookie: cookie, Origin: cli.base, 'Sec-WebSocket-Protocol': `shared-terminal.v1, token.${ticket.token}` };
+    const headers = {
+      Host: host(),
+      Cookie: cookie,
+      Origin: cli.base,
+      'Sec-WebSocket-Protocol': `shared-terminal.v1, token.${ticket.token}`,
+    };
     assert.equal(await upgradeStatus(cli.port, { ...headers, Cookie: '' }), 401, 'the ticket alone is not enough');
     assert.equal(await upgradeStatus(cli.port, headers), 101);
     assert.equal(await upgradeStatus(cli.port, headers), 403, 'a ticket is good for one connection');
@@ -152,7 +184,14 @@ describe('tool API', () => {
     const cases: Array<[string, string, unknown, number, string, RegExp]> = [
       ['tools', 'shared_terminal_send', { txt: 'ls' }, 400, 'invalid-arguments', /unknown argument "txt"/],
       ['tools', 'shared_terminal_read', { count: 0 }, 400, 'invalid-arguments', /"count" must be a whole number >= 1/],
-      ['tools', 'shared_terminal_send', { text: 'true', timeoutMs: 600_001 }, 400, 'invalid-arguments', /over this server's maxOperationTimeoutMs \(600000\)/],
+      [
+        'tools',
+        'shared_terminal_send',
+        { text: 'true', timeoutMs: 600_001 },
+        400,
+        'invalid-arguments',
+        /over this server's maxOperationTimeoutMs \(600000\)/,
+      ],
       ['tools', 'shared_terminal_send', { text: 'x'.repeat(2000) }, 413, 'input-too-large', /over maxInputBytes \(1024\)/],
       ['tools', 'shared_terminal_signal', { signal: 'SIGKILL' }, 409, 'signal-refused', /use shared_terminal_reset/],
       ['tools', 'shared_terminal_exec', {}, 404, 'unknown-tool', /the tools are shared_terminal_send, shared_terminal_read/],
@@ -174,18 +213,34 @@ describe('tool API', () => {
     const get = await fetch(url, { headers: cli.auth });
     assert.equal(get.status, 405);
     assert.equal(get.headers.get('allow'), 'POST');
-    const huge = await fetch(url, { method: 'POST', headers: { ...cli.auth, 'Content-Type': 'application/json' }, body: JSON.stringify({ pad: 'x'.repeat(200_000) }) });
+    const huge = await fetch(url, {
+      method: 'POST',
+      headers: { ...cli.auth, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ pad: 'x'.repeat(200_000) }),
+    });
     assert.equal(huge.status, 413);
   });
 
   test('agents are listed, capped at maxSessions, and disposed by DELETE', async () => {
-    const list = async () => ((await (await fetch(`${cli.base}/api/agents`, { headers: cli.auth })).json()) as { agents: Array<{ id: string; live: boolean }> }).agents;
-    const created = await fetch(`${cli.base}/api/agents`, { method: 'POST', headers: { ...cli.auth, 'Content-Type': 'application/json' }, body: '{"id":"second"}' });
+    const list = async () =>
+      ((await (await fetch(`${cli.base}/api/agents`, { headers: cli.auth })).json()) as { agents: Array<{ id: string; live: boolean }> })
+        .agents;
+    const created = await fetch(`${cli.base}/api/agents`, {
+      method: 'POST',
+      headers: { ...cli.auth, 'Content-Type': 'application/json' },
+      body: '{"id":"second"}',
+    });
     assert.equal(created.status, 201);
     assert.equal(((await created.json()) as { page: string }).page, '/agents/second');
     const third = await callTool(cli, 'third', 'shared_terminal_read', {});
     assert.equal(third.status, 200);
-    assert.deepEqual((await list()).filter((a) => a.live).map((a) => a.id).sort(), ['second', 'third', 'tools']);
+    assert.deepEqual(
+      (await list())
+        .filter((a) => a.live)
+        .map((a) => a.id)
+        .sort(),
+      ['second', 'third', 'tools'],
+    );
     const fourth = await callTool(cli, 'fourth', 'shared_terminal_send', { text: 'echo hi' });
     assert.equal(fourth.status, 503);
     assert.equal(fourth.body.error?.code, 'capacity');
@@ -214,16 +269,21 @@ describe('tool API', () => {
   });
 
   test('a client that goes away cancels its send (SIGINT recovery)', async () => {
-    await assert.rejects(callTool(cli, 'tools', 'shared_terminal_send', { text: 'sleep 30; echo never-printed' }, { signal: AbortSignal.timeout(700) }));
+    await assert.rejects(
+      callTool(cli, 'tools', 'shared_terminal_send', { text: 'sleep 30; echo never-printed' }, { signal: AbortSignal.timeout(700) }),
+    );
     const state = await waitFor(async () => {
-      const body = (await (await fetch(`${cli.base}/api/agents/tools`, { headers: cli.auth })).json()) as { holder: string | null; queueStatus: string };
+      const body = (await (await fetch(`${cli.base}/api/agents/tools`, { headers: cli.auth })).json()) as {
+        holder: string | null;
+        queueStatus: string;
+      };
       return body.holder === null && body.queueStatus === 'ready' ? body : undefined;
     }, 'the cancelled send to release the queue');
     assert.equal(state.queueStatus, 'ready');
     const next = await callTool<SendResult>(cli, 'tools', 'shared_terminal_send', { text: 'echo after-cancel' });
     assert.equal(next.status, 200);
     assert.match(next.body.output, /^after-cancel$/m);
-    assert.doesNotMatch(next.body.viewport, /^never-printed$/m, "the command was interrupted");
+    assert.doesNotMatch(next.body.viewport, /^never-printed$/m, 'the command was interrupted');
   });
 });
 

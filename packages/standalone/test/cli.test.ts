@@ -125,15 +125,20 @@ test('a stop sent the moment the address line is read is a clean stop', async ()
   const dir = tempDir();
   try {
     const exits = await Promise.all(
-      Array.from({ length: 6 }, () =>
-        new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
-          const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--cwd', dir], { stdio: ['ignore', 'pipe', 'pipe'] });
-          child.stdout.on('data', () => child.kill('SIGTERM'));
-          child.on('exit', (code, signal) => resolve({ code, signal }));
-        }),
+      Array.from(
+        { length: 6 },
+        () =>
+          new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+            const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--cwd', dir], { stdio: ['ignore', 'pipe', 'pipe'] });
+            child.stdout.on('data', () => child.kill('SIGTERM'));
+            child.on('exit', (code, signal) => resolve({ code, signal }));
+          }),
       ),
     );
-    assert.deepEqual(exits, exits.map(() => ({ code: 0, signal: null })));
+    assert.deepEqual(
+      exits,
+      exits.map(() => ({ code: 0, signal: null })),
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

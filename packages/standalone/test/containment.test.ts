@@ -61,41 +61,53 @@ function cleanUp(planted: Map<string, string>): void {
 const linux = process.platform === 'linux';
 const cgroups = linux && containmentMode() === 'cgroup';
 
-test('after kill -9 of the server, no planted program survives (cgroup v2)', { skip: !cgroups && 'this host gives no cgroup v2 to this user' }, async () => {
-  const cli = await startCli();
-  const planted = await plant(cli, 'crash');
-  try {
-    cli.child.kill('SIGKILL');
-    await cli.stop();
-    await waitFor(() => survivors(planted).length === 0, "the planted programs to end");
-  } finally {
-    cleanUp(planted);
-  }
-});
+test(
+  'after kill -9 of the server, no planted program survives (cgroup v2)',
+  { skip: !cgroups && 'this host gives no cgroup v2 to this user' },
+  async () => {
+    const cli = await startCli();
+    const planted = await plant(cli, 'crash');
+    try {
+      cli.child.kill('SIGKILL');
+      await cli.stop();
+      await waitFor(() => survivors(planted).length === 0, 'the planted programs to end');
+    } finally {
+      cleanUp(planted);
+    }
+  },
+);
 
-test('DELETE ends programs that left the session and cleared their environment (cgroup v2)', { skip: !cgroups && 'this host gives no cgroup v2 to this user' }, async () => {
-  const cli = await startCli();
-  const planted = await plant(cli, 'gone');
-  try {
-    const response = await fetch(`${cli.base}/api/agents/gone`, { method: 'DELETE', headers: cli.auth });
-    assert.equal(response.status, 200);
-    assert.deepEqual(survivors(planted), []);
-  } finally {
-    cleanUp(planted);
-    await cli.stop();
-  }
-});
+test(
+  'DELETE ends programs that left the session and cleared their environment (cgroup v2)',
+  { skip: !cgroups && 'this host gives no cgroup v2 to this user' },
+  async () => {
+    const cli = await startCli();
+    const planted = await plant(cli, 'gone');
+    try {
+      const response = await fetch(`${cli.base}/api/agents/gone`, { method: 'DELETE', headers: cli.auth });
+      assert.equal(response.status, 200);
+      assert.deepEqual(survivors(planted), []);
+    } finally {
+      cleanUp(planted);
+      await cli.stop();
+    }
+  },
+);
 
-test('without cgroups the watchdog ends all but what left the session with a cleared environment, after kill -9', { skip: !linux && 'Linux only' }, async () => {
-  const cli = await startCli([], { SHARED_TERMINAL_CGROUP: 'off' });
-  const planted = await plant(cli, 'fallback');
-  try {
-    cli.child.kill('SIGKILL');
-    await cli.stop();
-    const escaping = ESCAPES.filter((e) => e.leavesSessionAndEnvironment).map((e) => e.name);
-    await waitFor(() => survivors(planted).every((name) => escaping.includes(name)), "the watchdog's sweep");
-    assert.deepEqual(survivors(planted), escaping, 'the documented gap of the fallback, and nothing else');
-  } finally {
-    cleanUp(planted);
-  }
-});
+test(
+  'without cgroups the watchdog ends all but what left the session with a cleared environment, after kill -9',
+  { skip: !linux && 'Linux only' },
+  async () => {
+    const cli = await startCli([], { SHARED_TERMINAL_CGROUP: 'off' });
+    const planted = await plant(cli, 'fallback');
+    try {
+      cli.child.kill('SIGKILL');
+      await cli.stop();
+      const escaping = ESCAPES.filter((e) => e.leavesSessionAndEnvironment).map((e) => e.name);
+      await waitFor(() => survivors(planted).every((name) => escaping.includes(name)), "the watchdog's sweep");
+      assert.deepEqual(survivors(planted), escaping, 'the documented gap of the fallback, and nothing else');
+    } finally {
+      cleanUp(planted);
+    }
+  },
+);

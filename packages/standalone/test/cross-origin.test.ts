@@ -23,7 +23,12 @@ const host = () => `127.0.0.1:${cli.port}`;
 const tokenPath = '/api/agents/embedded/terminal-token';
 
 async function ticket(headers: Record<string, string>): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
-  return rawRequest(cli.port, { method: 'POST', path: tokenPath, headers: { Host: host(), 'Content-Type': 'application/json', ...headers }, body: '{}' });
+  return rawRequest(cli.port, {
+    method: 'POST',
+    path: tokenPath,
+    headers: { Host: host(), 'Content-Type': 'application/json', ...headers },
+    body: '{}',
+  });
 }
 
 describe('--allow-origin', () => {
@@ -37,16 +42,25 @@ describe('--allow-origin', () => {
     assert.equal(mcp.code, 2, 'serve only');
   });
 
-  test('the token route answers an allowed origin\'s preflight and requests, and no other origin\'s', async () => {
+  test("the token route answers an allowed origin's preflight and requests, and no other origin's", async () => {
     const preflight = await rawRequest(cli.port, {
       method: 'OPTIONS',
       path: tokenPath,
-      headers: { Host: host(), Origin: ALLOWED, 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'authorization, content-type' },
+      headers: {
+        Host: host(),
+        Origin: ALLOWED,
+        'Access-Control-Request-Method': 'POST',
+        'Access-Control-Request-Headers': 'authorization, content-type',
+      },
     });
     assert.equal(preflight.status, 204);
     assert.equal(preflight.headers['access-control-allow-origin'], ALLOWED);
     assert.match(String(preflight.headers['access-control-allow-headers']), /Authorization/);
-    const otherPreflight = await rawRequest(cli.port, { method: 'OPTIONS', path: tokenPath, headers: { Host: host(), Origin: OTHER, 'Access-Control-Request-Method': 'POST' } });
+    const otherPreflight = await rawRequest(cli.port, {
+      method: 'OPTIONS',
+      path: tokenPath,
+      headers: { Host: host(), Origin: OTHER, 'Access-Control-Request-Method': 'POST' },
+    });
     assert.equal(otherPreflight.headers['access-control-allow-origin'], undefined);
 
     const withBearer = await ticket({ Origin: ALLOWED, Authorization: `Bearer ${cli.token}` });

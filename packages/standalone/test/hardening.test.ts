@@ -64,7 +64,13 @@ describe('error texts quote little of what the client sent', () => {
 
 describe('the Host fence reads the whole header', () => {
   test('a loopback prefix with something after it is refused', async () => {
-    for (const name of [`[::1]x:${cli.port}`, `127.0.0.1:${cli.port}@evil.example`, `localhost.:${cli.port}`, `127.0.0.1:${cli.port}:1`, `[::1]:${cli.port}x`]) {
+    for (const name of [
+      `[::1]x:${cli.port}`,
+      `127.0.0.1:${cli.port}@evil.example`,
+      `localhost.:${cli.port}`,
+      `127.0.0.1:${cli.port}:1`,
+      `[::1]:${cli.port}x`,
+    ]) {
       const response = await rawRequest(cli.port, { path: '/api/agents', headers: { Host: name, ...cli.auth } });
       assert.equal(response.status, 403, name);
     }

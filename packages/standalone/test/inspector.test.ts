@@ -38,7 +38,10 @@ test('the Inspector CLI lists the tools over stdio without a portability warning
   const dir = tempDir('st-inspector-');
   try {
     // `--` ends the Inspector's own options: its --cwd would otherwise take ours.
-    const run = await inspector(['--strict', '--method', 'tools/list', '--', process.execPath, CLI, 'mcp', '--agent', 'inspected', '--cwd', dir], dir);
+    const run = await inspector(
+      ['--strict', '--method', 'tools/list', '--', process.execPath, CLI, 'mcp', '--agent', 'inspected', '--cwd', dir],
+      dir,
+    );
     assert.equal(run.code, 0, run.stderr);
     assert.deepEqual(toolNames(run), [...TOOL_NAMES]);
     assert.doesNotMatch(run.stderr, /Warning|Error/, 'strict mode found nothing to report');
@@ -56,7 +59,10 @@ test('the Inspector CLI lists and calls the tools over Streamable HTTP with the 
     assert.equal(list.code, 0, list.stderr);
     assert.deepEqual(toolNames(list), [...TOOL_NAMES]);
     assert.doesNotMatch(list.stderr, /Warning|Error/);
-    const call = await inspector([...target, '--method', 'tools/call', '--tool-name', 'shared_terminal_send', '--tool-arg', 'text=echo inspected-$((3*4))'], cli.dir);
+    const call = await inspector(
+      [...target, '--method', 'tools/call', '--tool-name', 'shared_terminal_send', '--tool-arg', 'text=echo inspected-$((3*4))'],
+      cli.dir,
+    );
     assert.equal(call.code, 0, call.stderr);
     const result = JSON.parse(call.stdout) as { structuredContent?: { output: string; waitReason: string } };
     assert.match(result.structuredContent?.output ?? '', /^inspected-12$/m);

@@ -49,7 +49,11 @@ test('the endpoint takes only the bearer token, refuses a foreign Origin, and ne
   const url = `${server.origin}/agents/fenced/mcp`;
   const none = await fetch(url, { method: 'POST', headers: mcpHeaders, body: initialize });
   assert.equal(none.status, 401);
-  const wrong = await fetch(url, { method: 'POST', headers: { ...mcpHeaders, Authorization: 'Bearer wrong-token-0123456789' }, body: initialize });
+  const wrong = await fetch(url, {
+    method: 'POST',
+    headers: { ...mcpHeaders, Authorization: 'Bearer wrong-token-0123456789' },
+    body: initialize,
+  });
   assert.equal(wrong.status, 401);
   // fetch cannot set Origin; a raw request can.
   const foreign = await rawRequest(server.port, {
@@ -66,7 +70,11 @@ test('the endpoint takes only the bearer token, refuses a foreign Origin, and ne
     body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
   });
   assert.equal(unknown.status, 404);
-  const noSession = await fetch(url, { method: 'POST', headers: { ...mcpHeaders, Authorization: `Bearer ${token}` }, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }) });
+  const noSession = await fetch(url, {
+    method: 'POST',
+    headers: { ...mcpHeaders, Authorization: `Bearer ${token}` },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
+  });
   assert.equal(noSession.status, 400);
   const own = await rawRequest(server.port, {
     method: 'POST',
@@ -149,11 +157,10 @@ const LONG_COMMAND = 'for i in $(seq 1 8); do echo "step-$i"; sleep 5; done; ech
 async function longSend(client: Client): Promise<{ result: SendResult; progress: Progress[]; elapsed: number }> {
   const progress: Progress[] = [];
   const started = Date.now();
-  const long = await client.callTool(
-    { name: 'shared_terminal_send', arguments: { text: LONG_COMMAND, timeoutMs: 120_000 } },
-    undefined,
-    { onprogress: (p) => progress.push(p), timeout: 120_000 },
-  );
+  const long = await client.callTool({ name: 'shared_terminal_send', arguments: { text: LONG_COMMAND, timeoutMs: 120_000 } }, undefined, {
+    onprogress: (p) => progress.push(p),
+    timeout: 120_000,
+  });
   return { result: long.structuredContent as unknown as SendResult, progress, elapsed: Date.now() - started };
 }
 
@@ -162,7 +169,9 @@ test('over Streamable HTTP and stdio at once, a 40 s command with timeoutMs ends
   const http = await connect('http-long');
   const stdioDir = tempDir('st-mcp-stdio-long-');
   const stdio = new Client({ name: 'mcp-stdio-test', version: '1.0.0' });
-  await stdio.connect(new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp', '--agent', 'stdio-long', '--cwd', stdioDir], stderr: 'pipe' }));
+  await stdio.connect(
+    new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp', '--agent', 'stdio-long', '--cwd', stdioDir], stderr: 'pipe' }),
+  );
   try {
     // Both run side by side, so the suite waits 40 s once.
     const runs = await Promise.all([longSend(http), longSend(stdio)]);
@@ -173,7 +182,10 @@ test('over Streamable HTTP and stdio at once, a 40 s command with timeoutMs ends
       assert.ok(elapsed > DEFAULT_CONFIG.operationTimeoutMs, `${transport}: it ran past the default deadline`);
       // The default interval allows four reports a minute: 40 s gives two (at 15 and 30 s), never more than three.
       assert.ok(progress.length >= 2 && progress.length <= 3, `${transport} progress reports: ${progress.length}`);
-      assert.ok(progress.every((p, i) => i === 0 || p.progress > progress[i - 1]!.progress), 'progress increases');
+      assert.ok(
+        progress.every((p, i) => i === 0 || p.progress > progress[i - 1]!.progress),
+        'progress increases',
+      );
       assert.match(progress.at(-1)!.message ?? '', /newest line: step-\d/);
     }
   } finally {
@@ -186,12 +198,19 @@ test('over Streamable HTTP and stdio at once, a 40 s command with timeoutMs ends
 test('over Streamable HTTP a timeoutMs over the limit is refused, and a cancelled call interrupts', async () => {
   const client = await connect('http-cancel');
   try {
-    const tooLong = await client.callTool({ name: 'shared_terminal_send', arguments: { text: 'true', timeoutMs: server.hub.config.maxOperationTimeoutMs + 1 } });
+    const tooLong = await client.callTool({
+      name: 'shared_terminal_send',
+      arguments: { text: 'true', timeoutMs: server.hub.config.maxOperationTimeoutMs + 1 },
+    });
     assert.equal(tooLong.isError, true);
     assert.match(lastJsonError(tooLong), /maxOperationTimeoutMs/);
 
     const abort = new AbortController();
-    const cancelled = client.callTool({ name: 'shared_terminal_send', arguments: { text: 'echo sleep-starts; sleep 300', timeoutMs: 600_000 } }, undefined, { signal: abort.signal });
+    const cancelled = client.callTool(
+      { name: 'shared_terminal_send', arguments: { text: 'echo sleep-starts; sleep 300', timeoutMs: 600_000 } },
+      undefined,
+      { signal: abort.signal },
+    );
     // Cancel once the command runs (a cancel before bash started it would only show the queue's side).
     await waitFor(async () => /^sleep-starts$/m.test((await server.hub.acquire('http-cancel').view()).viewport), 'the sleep to start');
     abort.abort();

@@ -15,7 +15,11 @@ function texts(result: Record<string, unknown>): string[] {
 test('a real MCP client lists the four tools and runs send and read', async () => {
   requireBuiltCli();
   const dir = tempDir('st-mcp-');
-  const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp', '--agent', 'mcp-test', '--cwd', dir], stderr: 'pipe' });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [CLI, 'mcp', '--agent', 'mcp-test', '--cwd', dir],
+    stderr: 'pipe',
+  });
   let stderr = '';
   transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
   const client = new Client({ name: 'standalone-test', version: '1.0.0' });
@@ -41,12 +45,20 @@ test('a real MCP client lists the four tools and runs send and read', async () =
 
     const bad = await client.callTool({ name: 'shared_terminal_send', arguments: { text: 1 } });
     assert.equal(bad.isError, true);
-    assert.deepEqual(JSON.parse(texts(bad)[0]!), { error: { code: 'invalid-arguments', message: 'shared_terminal_send: "text" must be a string' } });
+    assert.deepEqual(JSON.parse(texts(bad)[0]!), {
+      error: { code: 'invalid-arguments', message: 'shared_terminal_send: "text" must be a string' },
+    });
 
     // The page of this agent is served on loopback; its address (with the token) went to stderr only.
-    const line = await waitFor(() => /^shared-terminal: (http:\/\/127\.0\.0\.1:\d+)\/agents\/mcp-test\?token=(\S+)$/m.exec(stderr), 'the address on stderr');
+    const line = await waitFor(
+      () => /^shared-terminal: (http:\/\/127\.0\.0\.1:\d+)\/agents\/mcp-test\?token=(\S+)$/m.exec(stderr),
+      'the address on stderr',
+    );
     const agents = await fetch(`${line[1]}/api/agents`, { headers: { Authorization: `Bearer ${line[2]}` } });
-    assert.deepEqual(((await agents.json()) as { agents: Array<{ id: string }> }).agents.map((a) => a.id), ['mcp-test']);
+    assert.deepEqual(
+      ((await agents.json()) as { agents: Array<{ id: string }> }).agents.map((a) => a.id),
+      ['mcp-test'],
+    );
 
     await client.close();
     await waitFor(() => !alive(pid), 'the shell to end when the client goes away');
@@ -61,7 +73,11 @@ test('over stdio a send with timeoutMs outlives operationTimeoutMs and ends at i
   const dir = tempDir('st-mcp-long-');
   // A short default deadline stands in for the 30 s one (the HTTP test runs the real 40 s case).
   const config = writeConfig(dir, { operationTimeoutMs: 1000, maxOperationTimeoutMs: 60000 });
-  const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp', '--agent', 'mcp-long', '--cwd', dir, '--config', config], stderr: 'pipe' });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [CLI, 'mcp', '--agent', 'mcp-long', '--cwd', dir, '--config', config],
+    stderr: 'pipe',
+  });
   const client = new Client({ name: 'standalone-test', version: '1.0.0' });
   await client.connect(transport);
   try {

@@ -65,7 +65,13 @@ test('the events stream reports each settled human interaction once', async () =
 
 test('an MCP client gets a notification and the next tool result says so', async () => {
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  const mcp: RunningMcp = await startMcpServer({ hub: server.hub, relay: server.relay, agent: 'mcp-agent', version: 'test', transport: serverSide });
+  const mcp: RunningMcp = await startMcpServer({
+    hub: server.hub,
+    relay: server.relay,
+    agent: 'mcp-agent',
+    version: 'test',
+    transport: serverSide,
+  });
   const client = new Client({ name: 'settled-test', version: '1.0.0' });
   const notes: LoggingMessageNotification['params'][] = [];
   client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {

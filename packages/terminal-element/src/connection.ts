@@ -508,7 +508,12 @@ export class TerminalConnection {
   // ---------------------------------------------------------------------------------------------- helpers
 
   private gateView(): GateView {
-    return { role: this.currentRole, readonlyRequested: this.wantReadonly, connected: this.connectionState === 'connected', status: this.currentStatus };
+    return {
+      role: this.currentRole,
+      readonlyRequested: this.wantReadonly,
+      connected: this.connectionState === 'connected',
+      status: this.currentStatus,
+    };
   }
 
   private setState(state: ConnectionState, closeCode: number | null, retryInMs: number | null): void {

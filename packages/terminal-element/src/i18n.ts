@@ -77,7 +77,8 @@ const enNotices = {
   'not-connected': 'Not connected: that key was not sent.',
   readonly: 'This view is read only.',
   refused: 'The server refused this page.',
-  'clipboard-denied': 'The browser did not let the page use the clipboard: copy with Ctrl+Shift+C and paste with Ctrl+Shift+V (⌘C and ⌘V on macOS).',
+  'clipboard-denied':
+    'The browser did not let the page use the clipboard: copy with Ctrl+Shift+C and paste with Ctrl+Shift+V (⌘C and ⌘V on macOS).',
 };
 
 const en: Messages = {
@@ -95,7 +96,17 @@ const en: Messages = {
   },
   queueStatus: { ready: 'ready', busy: 'busy', blocked: 'blocked', exited: 'exited', disposed: 'closed' },
   holder: (kind, mine) =>
-    kind === null ? 'input free' : kind === 'human' ? (mine ? 'you hold input' : 'a person holds input') : kind === 'model-send' ? 'model holds input' : kind === 'signal' ? 'signal running' : 'reset running',
+    kind === null
+      ? 'input free'
+      : kind === 'human'
+        ? mine
+          ? 'you hold input'
+          : 'a person holds input'
+        : kind === 'model-send'
+          ? 'model holds input'
+          : kind === 'signal'
+            ? 'signal running'
+            : 'reset running',
   queued: (count) => `${count} queued`,
   modelWaiting: 'model operation waiting',
   inputWait: (command, secret) => `${command ?? 'a program'} is waiting for ${secret ? 'a secret' : 'input'}`,
@@ -181,7 +192,17 @@ const zhCN: Messages = {
   },
   queueStatus: { ready: '就绪', busy: '忙碌', blocked: '已阻塞', exited: '已退出', disposed: '已关闭' },
   holder: (kind, mine) =>
-    kind === null ? '输入空闲' : kind === 'human' ? (mine ? '你持有输入权' : '用户持有输入权') : kind === 'model-send' ? '模型持有输入权' : kind === 'signal' ? '正在发送信号' : '正在重置',
+    kind === null
+      ? '输入空闲'
+      : kind === 'human'
+        ? mine
+          ? '你持有输入权'
+          : '用户持有输入权'
+        : kind === 'model-send'
+          ? '模型持有输入权'
+          : kind === 'signal'
+            ? '正在发送信号'
+            : '正在重置',
   queued: (count) => `${count} 个排队`,
   modelWaiting: '模型操作在等待',
   inputWait: (command, secret) => `${command ?? '程序'}正在等待${secret ? '密码' : '输入'}`,

@@ -17,7 +17,9 @@ type EventProps = {
 
 /** What JSX accepts on `<shared-terminal>`. */
 export type SharedTerminalJsxProps = DetailedHTMLProps<HTMLAttributes<SharedTerminalElement>, SharedTerminalElement> &
-  Partial<Pick<SharedTerminalElement, 'connector' | 'socketFactory' | 'touchDevice' | 'readonly' | 'collapsed' | 'fontSize' | 'screenReader'>> & {
+  Partial<
+    Pick<SharedTerminalElement, 'connector' | 'socketFactory' | 'touchDevice' | 'readonly' | 'collapsed' | 'fontSize' | 'screenReader'>
+  > & {
     theme?: SharedTerminalElement['theme'];
     'font-size'?: number | string;
     'screen-reader'?: boolean;

@@ -14,14 +14,30 @@ import { Unicode11Addon } from '@xterm/addon-unicode11';
 import { WebLinksAddon } from '@xterm/addon-web-links';
 import { CloseCode, type Connector, type SnapshotFrame, type StatusFrame } from '@shared-terminal/server/protocol';
 import { NO_LEASE } from './connection/input-gate.ts';
-import { TerminalConnection, type ConnectionState, type LeaseView, type SocketFactory, type ViewNotice, type ViewNoticeCode } from './connection.ts';
+import {
+  TerminalConnection,
+  type ConnectionState,
+  type LeaseView,
+  type SocketFactory,
+  type ViewNotice,
+  type ViewNoticeCode,
+} from './connection.ts';
 import { messagesFor, resolveLocale, type Messages } from './i18n.ts';
 import { isFocusReport, silenceQueryReplies } from './query-replies.ts';
 import { skipEmptySelectionRedraws } from './selection-redraws.ts';
 import { revealCursorLine } from './cursor-line.ts';
 import { RendererStack } from './renderer/renderer-stack.ts';
 import { panelStyles, xtermStyles } from './styles.ts';
-import { DEFAULT_FONT_SIZE, MAX_FONT_SIZE, MIN_FONT_SIZE, clampFontSize, cssValue, fitFontSize, isDark, xtermTheme } from './renderer/look.ts';
+import {
+  DEFAULT_FONT_SIZE,
+  MAX_FONT_SIZE,
+  MIN_FONT_SIZE,
+  clampFontSize,
+  cssValue,
+  fitFontSize,
+  isDark,
+  xtermTheme,
+} from './renderer/look.ts';
 import type { SharedTerminalEventDetails } from './events.ts';
 import { isMac, shortcutFor } from './shortcuts.ts';
 import { noticeList, noticeText, withNotice, withoutTransient, type ShownNotice } from './views/notices.ts';
@@ -579,7 +595,12 @@ export class SharedTerminalElement extends LitElement {
             t,
           )}
           <div class="actions" @focusout=${this.menu.onActionsFocusOut}>
-            <button part="takeover-button" class="takeover ${canTakeOver ? 'primary' : ''}" ?disabled=${!canTakeOver} @click=${this.onTakeover}>
+            <button
+              part="takeover-button"
+              class="takeover ${canTakeOver ? 'primary' : ''}"
+              ?disabled=${!canTakeOver}
+              @click=${this.onTakeover}
+            >
               ${t.takeOver}
             </button>
             <button part="interrupt-button" class="interrupt" ?disabled=${!canInterrupt} @click=${this.onInterrupt}>${t.interrupt}</button>

@@ -24,7 +24,9 @@ let passed = 0;
 let failed = 0;
 
 const nodeFiles = ['test/unit', 'test/e2e'].flatMap((dir) =>
-  readdirSync(new URL(dir, new URL('..', import.meta.url))).filter((f) => f.endsWith('.test.ts')).map((f) => `${dir}/${f}`),
+  readdirSync(new URL(dir, new URL('..', import.meta.url)))
+    .filter((f) => f.endsWith('.test.ts'))
+    .map((f) => `${dir}/${f}`),
 );
 const node = await run(process.execPath, ['--conditions=source', '--test', '--test-reporter=spec', '--test-concurrency=1', ...nodeFiles]);
 const nodePass = lastNumber(node.out, /^ℹ pass (\d+)$/gm);

@@ -19,16 +19,16 @@ export { DEFAULT_PS1 } from './shell/integration.ts';
 // Owners and the hub.
 export type { HumanOrigin, OperationKind, OperationResult, QueueErrorCode, QueueStatus, WaitReason } from './queue/operation.ts';
 export { QueueError, QUEUE_MESSAGES } from './queue/operation.ts';
-export { StartupError, type InputWait, type OutputEvent, type ProcessStatus, type PromptFact, type TerminalGeneration } from './terminal/generation.ts';
-export { type HumanSession, type HumanSettled } from './hub/human-session.ts';
 export {
-  OwnerTerminal,
-  type CapturedOutcome,
-  type OwnerEvents,
-  type OwnerOptions,
-  type OwnerState,
-  type OwnerView,
-} from './hub/owner.ts';
+  StartupError,
+  type InputWait,
+  type OutputEvent,
+  type ProcessStatus,
+  type PromptFact,
+  type TerminalGeneration,
+} from './terminal/generation.ts';
+export { type HumanSession, type HumanSettled } from './hub/human-session.ts';
+export { OwnerTerminal, type CapturedOutcome, type OwnerEvents, type OwnerOptions, type OwnerState, type OwnerView } from './hub/owner.ts';
 export { TerminalHub, type HubEvents, type HubOptions } from './hub/hub.ts';
 export { HumanSettleBatcher, type SettleBatcherOptions } from './hub/settle.ts';
 

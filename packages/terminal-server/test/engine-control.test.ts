@@ -78,10 +78,7 @@ describe('engine: deadlines and recovery', () => {
   });
 
   it('a program that ignores SIGINT blocks the queue until reset; reset gives the next generation', async () => {
-    await assert.rejects(
-      runSend(t.hub, 'recover', { text: `bash -c "trap '' INT; sleep 100"` }),
-      /queue is blocked until reset/,
-    );
+    await assert.rejects(runSend(t.hub, 'recover', { text: `bash -c "trap '' INT; sleep 100"` }), /queue is blocked until reset/);
     await assert.rejects(runSend(t.hub, 'recover', { text: 'echo queued' }), /queue is blocked until reset/);
     const read = await runRead(t.hub, 'recover', {});
     assert.equal(read.queueStatus, 'blocked');

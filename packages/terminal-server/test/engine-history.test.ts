@@ -52,7 +52,9 @@ describe('engine: long history', () => {
   });
 
   it('a snapshot rebuilds archived rows with their colours', async () => {
-    await runSend(t.hub, 'history', { text: `for i in $(seq 1 1500); do printf '\\033[1;3%dmrow %d\\033[0m plain\\n' $((i % 7 + 1)) $i; done` });
+    await runSend(t.hub, 'history', {
+      text: `for i in $(seq 1 1500); do printf '\\033[1;3%dmrow %d\\033[0m plain\\n' $((i % 7 + 1)) $i; done`,
+    });
     const generation = t.hub.get('history')!.generation!;
     await generation.compactNow();
     const snapshot = await generation.snapshot();
@@ -131,8 +133,15 @@ describe('engine: a read is one moment of the screen', () => {
   it("a read's sequence and viewport belong to its text, while output flows", async () => {
     // A background writer keeps the screen moving between any two moments of the read (it starts once
     // the prompt is back, so the send returns at once).
-    await runSend(t.hub, 'moment', { text: '(sleep 0.2; i=0; while :; do i=$((i+1)); echo "tick $i"; [ $((i % 100)) = 0 ] && sleep 0.005; done) &' });
-    const ticks = (text: string) => text.split('\n').map((line) => /^tick (\d+)$/.exec(line)?.[1]).filter((n) => n !== undefined).map(Number);
+    await runSend(t.hub, 'moment', {
+      text: '(sleep 0.2; i=0; while :; do i=$((i+1)); echo "tick $i"; [ $((i % 100)) = 0 ] && sleep 0.005; done) &',
+    });
+    const ticks = (text: string) =>
+      text
+        .split('\n')
+        .map((line) => /^tick (\d+)$/.exec(line)?.[1])
+        .filter((n) => n !== undefined)
+        .map(Number);
     const seen = new Set<number>();
     let compared = 0;
     let mismatches = 0;

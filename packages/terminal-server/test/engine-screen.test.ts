@@ -18,12 +18,16 @@ describe('engine: screen and shell environment', () => {
   const send = (text: string) => runSend(t.hub, 'screen', { text });
 
   it('a cursor position query gets exactly one answer, from the server emulator', async () => {
-    const r = await send(`printf 'ab\\033[6n'; IFS= read -rs -d R -t 2 reply; extra=; IFS= read -rs -t 0.3 -n 1 extra; echo; echo "cpr=\${reply#*[} extra=[\${extra}]"`);
+    const r = await send(
+      `printf 'ab\\033[6n'; IFS= read -rs -d R -t 2 reply; extra=; IFS= read -rs -t 0.3 -n 1 extra; echo; echo "cpr=\${reply#*[} extra=[\${extra}]"`,
+    );
     assert.match(r.output, /cpr=\d+;3 extra=\[\]$/);
   });
 
   it('a device attributes query gets exactly one answer', async () => {
-    const r = await send(`printf '\\033[c'; IFS= read -rs -d c -t 2 da; extra=; IFS= read -rs -t 0.3 -n 1 extra; echo "da=\${#da} extra=[\${extra}]"`);
+    const r = await send(
+      `printf '\\033[c'; IFS= read -rs -d c -t 2 da; extra=; IFS= read -rs -t 0.3 -n 1 extra; echo "da=\${#da} extra=[\${extra}]"`,
+    );
     assert.match(r.output, /da=[1-9]\d* extra=\[\]$/);
   });
 

@@ -60,7 +60,7 @@ describe('engine: commands at the prompt', () => {
   it('carriage-return progress bars are folded to their final state', async () => {
     const r = await send("for i in 10 50 100; do printf '\\rprogress %3d%%' $i; sleep 0.05; done; echo");
     assert.match(r.output, /\nprogress 100%$/);
-    assert.doesNotMatch(r.output, /progress  10%/);
+    assert.doesNotMatch(r.output, /progress {2}10%/);
   });
 });
 
@@ -101,7 +101,9 @@ describe('engine: input waits', () => {
   });
 
   it('a program reading /dev/tty directly is seen', async () => {
-    const r = await send(`python3 -c "import sys; t=open('/dev/tty'); sys.stdout.write('tty? '); sys.stdout.flush(); print('read:'+t.readline().strip())" < /dev/null`);
+    const r = await send(
+      `python3 -c "import sys; t=open('/dev/tty'); sys.stdout.write('tty? '); sys.stdout.flush(); print('read:'+t.readline().strip())" < /dev/null`,
+    );
     assert.equal(r.waitReason, 'stdin_read');
     assert.equal(r.inputWait?.command, 'python3');
     const done = await send('from-tty');
@@ -115,7 +117,10 @@ describe('engine: input waits', () => {
     assert.match(start.output, />>> $/);
     const rounds: SendResult[] = [];
     for (const line of ['6*7', 'x = "abc"', 'print(x.upper())']) rounds.push(await send(line));
-    assert.deepEqual(rounds.map((r) => r.waitReason), ['stdin_read', 'stdin_read', 'stdin_read']);
+    assert.deepEqual(
+      rounds.map((r) => r.waitReason),
+      ['stdin_read', 'stdin_read', 'stdin_read'],
+    );
     assert.match(rounds[0]!.output, /6\*7\n42\n>>> $/);
     assert.match(rounds[2]!.output, /ABC\n>>> $/);
     const exit = await send('exit()');

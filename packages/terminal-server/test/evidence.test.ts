@@ -13,10 +13,20 @@ const PROMPT_STACK = '0x7ffc9293df10';
 
 /** bash asleep in its line editor (pselect without timeout) at the depth of its top-level prompt. */
 const lineEditor: ForegroundInfo = {
-  processGroupId: SHELL, command: 'bash', inputWaiting: true, inputCall: 'poll', inputTimed: false, inputProcessId: SHELL, inputStack: PROMPT_STACK,
+  processGroupId: SHELL,
+  command: 'bash',
+  inputWaiting: true,
+  inputCall: 'poll',
+  inputTimed: false,
+  inputProcessId: SHELL,
+  inputStack: PROMPT_STACK,
 };
 
-function observe(front: ForegroundInfo | undefined, extra: Partial<Observation> = {}, marks: Partial<Observation['marks']> = {}): Observation {
+function observe(
+  front: ForegroundInfo | undefined,
+  extra: Partial<Observation> = {},
+  marks: Partial<Observation['marks']> = {},
+): Observation {
   return {
     shellPid: SHELL,
     waitsKnown: true,
@@ -42,46 +52,188 @@ function describeVerdict(v: Verdict): Expect {
 const rows: Array<[string, Observation, Expect]> = [
   ['right after a write nothing is trusted', observe(lineEditor, { sinceWriteMs: 3 }, { prompt: true }), 'undecided'],
   ['the shell exited or could not be read', observe(undefined), 'undecided'],
-  ['a line written 40 ms ago, nothing printed since: bash may not have it yet', observe(lineEditor, { sinceWriteMs: 40, quietMs: 900 }), 'undecided'],
-  ['a REPL still in epoll 40 ms after .exit was written, nothing printed since', observe({ processGroupId: 4200, command: 'node', inputWaiting: true, inputCall: 'poll', inputTimed: false, inputProcessId: 4200 }, { sinceWriteMs: 40, quietMs: 900 }), 'undecided'],
-  ['a silent reader 300 ms after the write (read -s answered, read -s again)', observe({ ...lineEditor, inputCall: 'read', secret: true }, { sinceWriteMs: 300, quietMs: 900 }), 'input/secret'],
+  [
+    'a line written 40 ms ago, nothing printed since: bash may not have it yet',
+    observe(lineEditor, { sinceWriteMs: 40, quietMs: 900 }),
+    'undecided',
+  ],
+  [
+    'a REPL still in epoll 40 ms after .exit was written, nothing printed since',
+    observe(
+      { processGroupId: 4200, command: 'node', inputWaiting: true, inputCall: 'poll', inputTimed: false, inputProcessId: 4200 },
+      { sinceWriteMs: 40, quietMs: 900 },
+    ),
+    'undecided',
+  ],
+  [
+    'a silent reader 300 ms after the write (read -s answered, read -s again)',
+    observe({ ...lineEditor, inputCall: 'read', secret: true }, { sinceWriteMs: 300, quietMs: 900 }),
+    'input/secret',
+  ],
   ['without a mark, no output since the write is never a prompt', observe(lineEditor, { sinceWriteMs: 5000, quietMs: 9000 }), 'undecided'],
-  ['output still arriving', observe({ ...lineEditor, processGroupId: 4200, command: 'python3', inputProcessId: 4200, inputStack: '0x1' }, { quietMs: 2 }), 'undecided'],
+  [
+    'output still arriving',
+    observe({ ...lineEditor, processGroupId: 4200, command: 'python3', inputProcessId: 4200, inputStack: '0x1' }, { quietMs: 2 }),
+    'undecided',
+  ],
   ['a counted prompt mark and bash in its line editor', observe(lineEditor, {}, { prompt: true }), 'prompt/marker'],
   ['no mark, bash idle, quiet 50 ms: not yet', observe(lineEditor, { quietMs: 50 }), 'undecided'],
   ['no mark (exec bash), bash idle, quiet 150 ms', observe(lineEditor, { quietMs: 150 }), 'prompt/kernel'],
-  ['read -e: a command line started, no prompt since', observe({ ...lineEditor, inputStack: undefined }, {}, { commandRunning: true }), 'input'],
-  ['a command line started, no depth known, quiet 30 ms: its prompt marks may still be on the way', observe({ ...lineEditor, inputStack: undefined }, { quietMs: 30, sinceWriteMs: 60 }, { commandRunning: true }), 'undecided'],
+  [
+    'read -e: a command line started, no prompt since',
+    observe({ ...lineEditor, inputStack: undefined }, {}, { commandRunning: true }),
+    'input',
+  ],
+  [
+    'a command line started, no depth known, quiet 30 ms: its prompt marks may still be on the way',
+    observe({ ...lineEditor, inputStack: undefined }, { quietMs: 30, sinceWriteMs: 60 }, { commandRunning: true }),
+    'undecided',
+  ],
   ['read -e: deeper than the prompt', observe({ ...lineEditor, inputStack: '0x7ffc9293ea30' }, {}, { promptStack: PROMPT_STACK }), 'input'],
-  ['a quote continuation (PS2) waits deeper too', observe({ ...lineEditor, inputStack: '0x7ffc9293de80' }, {}, { promptStack: PROMPT_STACK }), 'input'],
-  ['no mark, bash idle, but nothing submitted: a person is still typing', observe(lineEditor, { quietMs: 5000 }, { lineSubmitted: false }), 'undecided'],
-  ['the hook was removed mid-command: the depth says prompt', observe(lineEditor, {}, { commandRunning: true, promptStack: PROMPT_STACK }), 'prompt/kernel'],
+  [
+    'a quote continuation (PS2) waits deeper too',
+    observe({ ...lineEditor, inputStack: '0x7ffc9293de80' }, {}, { promptStack: PROMPT_STACK }),
+    'input',
+  ],
+  [
+    'no mark, bash idle, but nothing submitted: a person is still typing',
+    observe(lineEditor, { quietMs: 5000 }, { lineSubmitted: false }),
+    'undecided',
+  ],
+  [
+    'the hook was removed mid-command: the depth says prompt',
+    observe(lineEditor, {}, { commandRunning: true, promptStack: PROMPT_STACK }),
+    'prompt/kernel',
+  ],
   ["bash's read builtin blocks in read()", observe({ ...lineEditor, inputCall: 'read', inputStack: '0x7ffc9293eb40' }), 'input'],
   ['read -s: echo off', observe({ ...lineEditor, inputCall: 'read', secret: true, echo: false, icanon: true }), 'input/secret'],
-  ['read -t 10: a timed select', observe({ ...lineEditor, inputTimed: true, inputTimeoutMs: 10_000, inputStack: '0x7ffc9293eb40' }), 'input'],
-  ['read -t 0.3, seen 100 ms: it ends by itself', observe({ ...lineEditor, inputTimed: true, inputTimeoutMs: 300 }, { waitSeenMs: 100 }), 'undecided'],
-  ['a 100 ms poll seen for 500 ms: a polling loop', observe({ ...lineEditor, processGroupId: 4200, command: 'htop', inputProcessId: 4200, inputTimed: true, inputTimeoutMs: 100 }, { waitSeenMs: 500 }), 'input'],
-  ['a timed wait whose timeout could not be read, seen 500 ms', observe({ ...lineEditor, inputTimed: true }, { waitSeenMs: 500 }), 'undecided'],
-  ['... and seen 1.2 s', observe({ ...lineEditor, processGroupId: 4200, inputProcessId: 4200, inputTimed: true }, { waitSeenMs: 1200 }), 'input'],
-  ['node after .exit, still in epoll with the terminal in its interest list, seen 10 ms', observe({ processGroupId: 4200, command: 'node', inputWaiting: true, inputCall: 'poll', inputTimed: false, inputProcessId: 4200, inputInterestList: true }, { waitSeenMs: 10 }), 'undecided'],
-  ['the node REPL at its prompt, in epoll, seen 80 ms', observe({ processGroupId: 4200, command: 'node', inputWaiting: true, inputCall: 'poll', inputTimed: false, inputProcessId: 4200, inputInterestList: true }, { waitSeenMs: 80 }), 'input'],
-  ['python3 REPL in select', observe({ processGroupId: 4200, command: 'python3', inputWaiting: true, inputCall: 'poll', inputTimed: false, inputProcessId: 4200 }), 'input'],
-  ['pinentry outside the job, echo off', observe({ processGroupId: 4300, command: 'pinentry-curses', inputWaiting: true, inputCall: 'poll', inputProcessId: 4377, inputOutside: true, secret: true, echo: false, icanon: false }), 'input/secret'],
+  [
+    'read -t 10: a timed select',
+    observe({ ...lineEditor, inputTimed: true, inputTimeoutMs: 10_000, inputStack: '0x7ffc9293eb40' }),
+    'input',
+  ],
+  [
+    'read -t 0.3, seen 100 ms: it ends by itself',
+    observe({ ...lineEditor, inputTimed: true, inputTimeoutMs: 300 }, { waitSeenMs: 100 }),
+    'undecided',
+  ],
+  [
+    'a 100 ms poll seen for 500 ms: a polling loop',
+    observe(
+      { ...lineEditor, processGroupId: 4200, command: 'htop', inputProcessId: 4200, inputTimed: true, inputTimeoutMs: 100 },
+      { waitSeenMs: 500 },
+    ),
+    'input',
+  ],
+  [
+    'a timed wait whose timeout could not be read, seen 500 ms',
+    observe({ ...lineEditor, inputTimed: true }, { waitSeenMs: 500 }),
+    'undecided',
+  ],
+  [
+    '... and seen 1.2 s',
+    observe({ ...lineEditor, processGroupId: 4200, inputProcessId: 4200, inputTimed: true }, { waitSeenMs: 1200 }),
+    'input',
+  ],
+  [
+    'node after .exit, still in epoll with the terminal in its interest list, seen 10 ms',
+    observe(
+      {
+        processGroupId: 4200,
+        command: 'node',
+        inputWaiting: true,
+        inputCall: 'poll',
+        inputTimed: false,
+        inputProcessId: 4200,
+        inputInterestList: true,
+      },
+      { waitSeenMs: 10 },
+    ),
+    'undecided',
+  ],
+  [
+    'the node REPL at its prompt, in epoll, seen 80 ms',
+    observe(
+      {
+        processGroupId: 4200,
+        command: 'node',
+        inputWaiting: true,
+        inputCall: 'poll',
+        inputTimed: false,
+        inputProcessId: 4200,
+        inputInterestList: true,
+      },
+      { waitSeenMs: 80 },
+    ),
+    'input',
+  ],
+  [
+    'python3 REPL in select',
+    observe({ processGroupId: 4200, command: 'python3', inputWaiting: true, inputCall: 'poll', inputTimed: false, inputProcessId: 4200 }),
+    'input',
+  ],
+  [
+    'pinentry outside the job, echo off',
+    observe({
+      processGroupId: 4300,
+      command: 'pinentry-curses',
+      inputWaiting: true,
+      inputCall: 'poll',
+      inputProcessId: 4377,
+      inputOutside: true,
+      secret: true,
+      echo: false,
+      icanon: false,
+    }),
+    'input/secret',
+  ],
   ['a job that runs (sleep, make): nothing waits', observe({ processGroupId: 4200, command: 'sleep', inputWaiting: false }), 'undecided'],
   ['watch redraws and never reads', observe({ processGroupId: 4200, command: 'watch', inputWaiting: false, busy: false }), 'undecided'],
   [
     'script: its inner bash waits at a prompt',
-    observe({ processGroupId: 4200, command: 'script', inputWaiting: true, inputCall: 'poll', inputProcessId: 4200, inner: { path: '/dev/pts/9', processGroupId: 4250, inputWaiting: true, command: 'bash', inputCall: 'poll' } }),
+    observe({
+      processGroupId: 4200,
+      command: 'script',
+      inputWaiting: true,
+      inputCall: 'poll',
+      inputProcessId: 4200,
+      inner: { path: '/dev/pts/9', processGroupId: 4250, inputWaiting: true, command: 'bash', inputCall: 'poll' },
+    }),
     'input/relay',
   ],
   [
     'tmux: the command inside still runs',
-    observe({ processGroupId: 4200, command: 'tmux: client', inputWaiting: true, inputCall: 'poll', inputProcessId: 4200, inner: { path: '/dev/pts/9', processGroupId: 4260, inputWaiting: false, command: 'sleep' } }),
+    observe({
+      processGroupId: 4200,
+      command: 'tmux: client',
+      inputWaiting: true,
+      inputCall: 'poll',
+      inputProcessId: 4200,
+      inner: { path: '/dev/pts/9', processGroupId: 4260, inputWaiting: false, command: 'sleep' },
+    }),
     'undecided',
   ],
-  ['ssh, quiet 300 ms: the far side may still be running something', observe({ processGroupId: 4200, command: 'ssh', inputWaiting: true, inputCall: 'poll', inputProcessId: 4200, inner: 'unknown' }, { quietMs: 300 }), 'undecided'],
-  ['ssh: the far side cannot be seen', observe({ processGroupId: 4200, command: 'ssh', inputWaiting: true, inputCall: 'poll', inputProcessId: 4200, inner: 'unknown' }, { quietMs: 1500, sinceWriteMs: 1600 }), 'input/uncertain'],
-  ['macOS: only the foreground is known; a mark and bash in front', observe({ processGroupId: SHELL, inputWaiting: false }, { waitsKnown: false }, { prompt: true }), 'prompt/marker'],
+  [
+    'ssh, quiet 300 ms: the far side may still be running something',
+    observe(
+      { processGroupId: 4200, command: 'ssh', inputWaiting: true, inputCall: 'poll', inputProcessId: 4200, inner: 'unknown' },
+      { quietMs: 300 },
+    ),
+    'undecided',
+  ],
+  [
+    'ssh: the far side cannot be seen',
+    observe(
+      { processGroupId: 4200, command: 'ssh', inputWaiting: true, inputCall: 'poll', inputProcessId: 4200, inner: 'unknown' },
+      { quietMs: 1500, sinceWriteMs: 1600 },
+    ),
+    'input/uncertain',
+  ],
+  [
+    'macOS: only the foreground is known; a mark and bash in front',
+    observe({ processGroupId: SHELL, inputWaiting: false }, { waitsKnown: false }, { prompt: true }),
+    'prompt/marker',
+  ],
   ['macOS: no mark', observe({ processGroupId: SHELL, inputWaiting: false }, { waitsKnown: false }), 'undecided'],
 ];
 

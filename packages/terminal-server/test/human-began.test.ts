@@ -29,7 +29,7 @@ describe('human-settled: began', () => {
   });
 
   it('answering a program the model left waiting for input began at that program', async () => {
-    const waiting = await runSend(t.hub, 'began', { text: "read -p 'name? ' x; echo \"got:$x\"" });
+    const waiting = await runSend(t.hub, 'began', { text: 'read -p \'name? \' x; echo "got:$x"' });
     assert.equal(waiting.waitReason, 'stdin_read');
     const event = await settle('ada\r');
     assert.equal(event.origin, 'idle');

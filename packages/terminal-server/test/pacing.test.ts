@@ -25,9 +25,25 @@ interface Case {
 
 const cases: Case[] = [
   { name: 'output within the window goes out', steps: ['out 1000', 'out 1000'], log: ['send #1', 'send #2'], state: 'open' },
-  { name: 'a view that never acked is not paced', unpaced: true, steps: ['out 30000', 'out 30000', 'out 30000'], log: ['send #1', 'send #2', 'send #3'], state: 'open' },
-  { name: 'past the window output is held until an ack', steps: ['out 30000', 'out 5000', 'ack'], log: ['send #1', 'send #2'], state: 'open' },
-  { name: 'held output keeps its order behind the window', steps: ['out 30000', 'out 5000', 'out 5000'], log: ['send #1'], state: 'holding' },
+  {
+    name: 'a view that never acked is not paced',
+    unpaced: true,
+    steps: ['out 30000', 'out 30000', 'out 30000'],
+    log: ['send #1', 'send #2', 'send #3'],
+    state: 'open',
+  },
+  {
+    name: 'past the window output is held until an ack',
+    steps: ['out 30000', 'out 5000', 'ack'],
+    log: ['send #1', 'send #2'],
+    state: 'open',
+  },
+  {
+    name: 'held output keeps its order behind the window',
+    steps: ['out 30000', 'out 5000', 'out 5000'],
+    log: ['send #1'],
+    state: 'holding',
+  },
   {
     name: 'more held than HELD_MAX_CHARS: dropped, and a catch-up once acked',
     steps: ['out 30000', 'out 30000', 'out 30000', 'out 30000', 'out 100', 'ack'],
@@ -36,7 +52,19 @@ const cases: Case[] = [
   },
   {
     name: 'after a catch-up, held output heavier than it brings another, at the flood pace',
-    steps: ['out 30000', 'out 30000', 'out 30000', 'out 30000', 'ack', 'catch-up', 'out 30000', 'out 30000', 'ack', `wait ${FLOOD_SCREEN_INTERVAL_MS - 1}`, 'wait 1'],
+    steps: [
+      'out 30000',
+      'out 30000',
+      'out 30000',
+      'out 30000',
+      'ack',
+      'catch-up',
+      'out 30000',
+      'out 30000',
+      'ack',
+      `wait ${FLOOD_SCREEN_INTERVAL_MS - 1}`,
+      'wait 1',
+    ],
     log: ['send #1', 'catch-up', `wait ${FLOOD_SCREEN_INTERVAL_MS - 1}`, 'wait 1', 'catch-up'],
     state: 'skipping',
   },
@@ -46,14 +74,24 @@ const cases: Case[] = [
     log: ['send #1', 'catch-up', 'send #5'],
     state: 'open',
   },
-  { name: 'the prompt while skipping: a catch-up at once', steps: ['out 30000', 'out 30000', 'out 30000', 'out 30000', 'out 10 prompt'], log: ['send #1', 'catch-up'], state: 'skipping' },
+  {
+    name: 'the prompt while skipping: a catch-up at once',
+    steps: ['out 30000', 'out 30000', 'out 30000', 'out 30000', 'out 10 prompt'],
+    log: ['send #1', 'catch-up'],
+    state: 'skipping',
+  },
   {
     name: 'a held prompt that is dropped: a catch-up at once',
     steps: ['out 32000', 'out 1000 prompt', 'out 30000', 'out 30000', 'out 30000'],
     log: ['send #1', 'catch-up'],
     state: 'skipping',
   },
-  { name: 'a typed key whose echo is dropped: a catch-up at once', steps: ['type x', 'out 30000', 'out 30000', 'out 30000', 'out 30000', 'out 10 x'], log: ['send #1', 'catch-up'], state: 'skipping' },
+  {
+    name: 'a typed key whose echo is dropped: a catch-up at once',
+    steps: ['type x', 'out 30000', 'out 30000', 'out 30000', 'out 30000', 'out 10 x'],
+    log: ['send #1', 'catch-up'],
+    state: 'skipping',
+  },
   {
     name: 'an echo does not wait for the catch-up in flight',
     steps: ['out 30000', 'out 30000', 'out 30000', 'out 30000', 'ack', 'catch-up', 'type x', 'out 10 x'],
@@ -89,7 +127,11 @@ async function run(c: Case): Promise<{ log: string[]; state: string }> {
     const [verb, arg, extra] = step.split(' ');
     if (verb === 'out') {
       sequence += 1;
-      const event: OutputEvent = { generation: 1, sequence, data: extra === 'prompt' || extra === undefined ? 'a'.repeat(Number(arg)) : `${'a'.repeat(Number(arg) - 1)}${extra}` };
+      const event: OutputEvent = {
+        generation: 1,
+        sequence,
+        data: extra === 'prompt' || extra === undefined ? 'a'.repeat(Number(arg)) : `${'a'.repeat(Number(arg) - 1)}${extra}`,
+      };
       if (extra === 'prompt') event.prompt = true;
       if (pacer.admit(event)) {
         log.push(`send #${event.sequence}`);

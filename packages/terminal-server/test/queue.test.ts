@@ -8,7 +8,9 @@ import { flushMicrotasks, ManualClock } from '../src/time.ts';
 import { OperationQueue } from '../src/queue/queue.ts';
 import { type OperationView, GrantRefused } from '../src/queue/operation.ts';
 
-function setup(options: { maxQueued?: number; grant?: (op: OperationView) => Promise<void>; interrupt?: (op: OperationView) => Promise<void> } = {}) {
+function setup(
+  options: { maxQueued?: number; grant?: (op: OperationView) => Promise<void>; interrupt?: (op: OperationView) => Promise<void> } = {},
+) {
   const clock = new ManualClock();
   const log: string[] = [];
   const queue = new OperationQueue({
@@ -47,7 +49,10 @@ describe('queue', () => {
     prompt();
     await flushMicrotasks();
     prompt();
-    assert.deepEqual((await Promise.all([a.result, b.result, c.result])).map((r) => r.waitReason), ['prompt', 'prompt', 'prompt']);
+    assert.deepEqual(
+      (await Promise.all([a.result, b.result, c.result])).map((r) => r.waitReason),
+      ['prompt', 'prompt', 'prompt'],
+    );
     assert.equal(queue.status, 'ready');
   });
 
@@ -121,7 +126,10 @@ describe('queue', () => {
     await assert.rejects(b.result, /terminal queue is blocked until reset/);
     await assert.rejects(c.result, /terminal queue is blocked until reset/);
     assert.equal(queue.status, 'blocked');
-    assert.throws(() => queue.enqueue('model-send'), (e: unknown) => e instanceof QueueError && e.code === 'blocked');
+    assert.throws(
+      () => queue.enqueue('model-send'),
+      (e: unknown) => e instanceof QueueError && e.code === 'blocked',
+    );
     releaseReset();
     assert.equal((await r1.result).waitReason, 'prompt');
     assert.equal((await r2.result).waitReason, 'prompt');
@@ -188,13 +196,19 @@ describe('queue', () => {
     const lease = queue.takeover(queue.takeoverId!);
     queue.observe('prompt', dispatch);
     assert.equal((await lease.result).waitReason, 'prompt');
-    await assert.rejects(lease.input(() => assert.fail('a stale answer reached the terminal')), /human lease is closed/);
+    await assert.rejects(
+      lease.input(() => assert.fail('a stale answer reached the terminal')),
+      /human lease is closed/,
+    );
   });
 
   it('human begin is refused unless idle; interrupt keeps the lease', async () => {
     const { queue, log, prompt } = setup();
     const send = queue.enqueue('model-send');
-    assert.throws(() => queue.beginHuman(), (e: unknown) => e instanceof QueueError && e.code === 'busy');
+    assert.throws(
+      () => queue.beginHuman(),
+      (e: unknown) => e instanceof QueueError && e.code === 'busy',
+    );
     await flushMicrotasks();
     prompt();
     await send.result;
@@ -278,7 +292,13 @@ describe('queue', () => {
     type Step = 'grant-done' | 'deadline' | 'cancel' | 'prompt' | 'interrupt-timeout';
     const cases: { name: string; holdGrant: boolean; steps: Step[]; phases: string[]; result: string }[] = [
       { name: 'granted, then the prompt', holdGrant: false, steps: ['prompt'], phases: ['holding', 'settled'], result: 'prompt' },
-      { name: 'deadline: SIGINT at once, then the prompt', holdGrant: false, steps: ['deadline', 'prompt'], phases: ['holding', 'recovering/sent', 'settled'], result: 'timeout' },
+      {
+        name: 'deadline: SIGINT at once, then the prompt',
+        holdGrant: false,
+        steps: ['deadline', 'prompt'],
+        phases: ['holding', 'recovering/sent', 'settled'],
+        result: 'timeout',
+      },
       {
         name: 'deadline during the grant: SIGINT after the write',
         holdGrant: true,
@@ -286,8 +306,20 @@ describe('queue', () => {
         phases: ['granting', 'recovering/after-writes', 'recovering/after-writes', 'recovering/sent', 'settled'],
         result: 'timeout',
       },
-      { name: 'cancel, then the prompt', holdGrant: false, steps: ['cancel', 'prompt'], phases: ['holding', 'recovering/sent', 'settled'], result: 'cancelled' },
-      { name: 'recovery fails', holdGrant: false, steps: ['cancel', 'interrupt-timeout'], phases: ['holding', 'recovering/sent', 'settled'], result: 'recovery-failed' },
+      {
+        name: 'cancel, then the prompt',
+        holdGrant: false,
+        steps: ['cancel', 'prompt'],
+        phases: ['holding', 'recovering/sent', 'settled'],
+        result: 'cancelled',
+      },
+      {
+        name: 'recovery fails',
+        holdGrant: false,
+        steps: ['cancel', 'interrupt-timeout'],
+        phases: ['holding', 'recovering/sent', 'settled'],
+        result: 'recovery-failed',
+      },
     ];
     for (const c of cases) {
       it(c.name, async () => {

@@ -23,7 +23,10 @@ function requirePrograms(...names: string[]): void {
   if (missing.length > 0) throw new Error(`missing ${missing.join(', ')}: run npm test (it installs them) or apt-get install them`);
 }
 
-function useHub(id: string, config: Parameters<typeof makeHub>[0] = {}): { send: (text: string, submit?: boolean) => Promise<SendResult>; hub: () => TestHub } {
+function useHub(
+  id: string,
+  config: Parameters<typeof makeHub>[0] = {},
+): { send: (text: string, submit?: boolean) => Promise<SendResult>; hub: () => TestHub } {
   let t: TestHub;
   before(() => {
     t = makeHub(config);
@@ -166,7 +169,9 @@ describe('class 3: every input wait is seen, wherever the reader is', () => {
 
   it('gpg asking a passphrase through pinentry (started by gpg-agent, outside the job) is a secret wait', async () => {
     requirePrograms('gpg', 'gpg-agent', 'pinentry-curses', 'gpgconf');
-    await send('export GNUPGHOME="$PWD/gnupg" GPG_TTY="$(tty)"; mkdir -m 700 gnupg; echo pinentry-program "$(command -v pinentry-curses)" > gnupg/gpg-agent.conf; echo secret > s.txt');
+    await send(
+      'export GNUPGHOME="$PWD/gnupg" GPG_TTY="$(tty)"; mkdir -m 700 gnupg; echo pinentry-program "$(command -v pinentry-curses)" > gnupg/gpg-agent.conf; echo secret > s.txt',
+    );
     try {
       const ask = await send('gpg --pinentry-mode ask -c s.txt');
       assert.equal(ask.waitReason, 'stdin_read');
@@ -226,7 +231,10 @@ describe('class 3: confirmation and passphrase prompts of real tools', () => {
 
   it('ssh-keygen and openssl ask passphrases as secrets, twice', async () => {
     requirePrograms('ssh-keygen', 'openssl');
-    for (const [command, name] of [['ssh-keygen -q -t ed25519 -f ./key', 'ssh-keygen'], ['openssl passwd -1', 'openssl']] as const) {
+    for (const [command, name] of [
+      ['ssh-keygen -q -t ed25519 -f ./key', 'ssh-keygen'],
+      ['openssl passwd -1', 'openssl'],
+    ] as const) {
       const first = await send(command);
       assert.equal(first.waitReason, 'stdin_read', command);
       assert.equal(first.inputWait?.command, name);
@@ -243,7 +251,9 @@ describe('class 3: confirmation and passphrase prompts of real tools', () => {
 
   it('git commit opens the editor (a wait); :wq with a message ends at the prompt', async () => {
     requirePrograms('git', 'vim');
-    const open = await send('git init -q repo && cd repo && GIT_EDITOR="vim -N -u NONE -i NONE" git -c user.name=t -c user.email=t@example.com commit -q --allow-empty');
+    const open = await send(
+      'git init -q repo && cd repo && GIT_EDITOR="vim -N -u NONE -i NONE" git -c user.name=t -c user.email=t@example.com commit -q --allow-empty',
+    );
     assert.equal(open.waitReason, 'stdin_read');
     const saved = await send('ifirst commit\x1b:wq');
     assert.equal(saved.waitReason, 'prompt');

@@ -6,7 +6,15 @@ import { ManualClock } from '../src/time.ts';
 
 let lease = 0;
 function settled(origin: HumanSettled['origin'], exitCode = 0): HumanSettled {
-  return { ownerId: 'a', leaseId: ++lease, origin, generation: 1, waitReason: 'prompt', exitCode, began: origin === 'idle' ? 'prompt' : 'program' };
+  return {
+    ownerId: 'a',
+    leaseId: ++lease,
+    origin,
+    generation: 1,
+    waitReason: 'prompt',
+    exitCode,
+    began: origin === 'idle' ? 'prompt' : 'program',
+  };
 }
 
 function setup(quietMs = 3000) {
@@ -35,7 +43,10 @@ describe('HumanSettleBatcher', () => {
     assert.equal(batches.length, 0, 'still inside the quiet period');
     await clock.advance(1);
     assert.equal(batches.length, 1);
-    assert.deepEqual(batches[0]!.map((event) => event.exitCode), [0, 1, 2]);
+    assert.deepEqual(
+      batches[0]!.map((event) => event.exitCode),
+      [0, 1, 2],
+    );
   });
 
   it('a lease in progress holds the batch, however long it takes; the quiet period starts when it ends', async () => {
@@ -56,7 +67,10 @@ describe('HumanSettleBatcher', () => {
     command(batcher);
     batcher.settled(settled('takeover'));
     assert.equal(batches.length, 1);
-    assert.deepEqual(batches[0]!.map((event) => event.origin), ['idle', 'takeover']);
+    assert.deepEqual(
+      batches[0]!.map((event) => event.origin),
+      ['idle', 'takeover'],
+    );
     await clock.advance(10_000);
     assert.equal(batches.length, 1, 'nothing left to deliver');
     assert.equal(clock.pendingTimers, 0);

@@ -34,7 +34,10 @@ describe('transport attach during a flood', () => {
     assert.equal(watcher.role?.reason, 'readonly-requested');
     // The first snapshot carries the newest rows of history; the full one follows once the view acked it.
     const snapshots = controller.frames.filter((f) => f.type === 'snapshot');
-    assert.ok(snapshots.length <= 2, `the controller kept up: its first snapshot and the backfill, then only outputs (${snapshots.length})`);
+    assert.ok(
+      snapshots.length <= 2,
+      `the controller kept up: its first snapshot and the backfill, then only outputs (${snapshots.length})`,
+    );
     if (snapshots.length === 2) assert.equal(snapshots[0]!.type === 'snapshot' && snapshots[0]!.historyLines, ATTACH_HISTORY_LINES);
     assert.ok(controller.outputs > 0, 'outputs followed the snapshot');
     assert.ok(controller.screen().tail.some((line) => line === 'flood-done'));

@@ -33,7 +33,24 @@ function makeFuzzer(next: () => number) {
     for (let i = 0; i < length; i++) out += String.fromCharCode(int(0x250));
     return out;
   };
-  const oddValues: readonly unknown[] = [null, true, false, 0, -1, 1.5, 2 ** 60, '', '1', 'x', [], [1], {}, { a: 1 }, '\ud800', 'é'.repeat(40)];
+  const oddValues: readonly unknown[] = [
+    null,
+    true,
+    false,
+    0,
+    -1,
+    1.5,
+    2 ** 60,
+    '',
+    '1',
+    'x',
+    [],
+    [1],
+    {},
+    { a: 1 },
+    '\ud800',
+    'é'.repeat(40),
+  ];
 
   function template(generation: number): Record<string, unknown> {
     const base = { v: 1, generation };
@@ -106,7 +123,8 @@ function makeFuzzer(next: () => number) {
       return { data: Buffer.from([0x7b, 0x22, 0xc3, 0x28, 0xff, 0xfe, 0x22, 0x7d]), binary: false, expect: 'close', kind: 'bad-utf8' };
     }
     if (roll < 0.25) return { data: text(int(200)), binary: false, expect: 'close', kind: 'garbage' };
-    if (roll < 0.3) return { data: JSON.stringify(pick([[], 1, 'frame', null, true, [{ v: 1 }]])), binary: false, expect: 'close', kind: 'non-object' };
+    if (roll < 0.3)
+      return { data: JSON.stringify(pick([[], 1, 'frame', null, true, [{ v: 1 }]])), binary: false, expect: 'close', kind: 'non-object' };
     if (roll < 0.33) {
       const frame = template(generation);
       frame['pad'] = 'z'.repeat(MAX_PAYLOAD + int(20_000));
@@ -220,7 +238,9 @@ describe('transport fuzz', () => {
       tally[key] = (tally[key] ?? 0) + 1;
       const cleanClose = got === 'close' && (code === 1007 || code === 1008 || code === 1009);
       if (got !== frame.expect || (got === 'close' && !cleanClose)) {
-        mismatches.push(`${ownerId} #${i} ${frame.kind}: expected ${frame.expect}, got ${got} (${code ?? ''}) ${String(frame.data).slice(0, 120)}`);
+        mismatches.push(
+          `${ownerId} #${i} ${frame.kind}: expected ${frame.expect}, got ${got} (${code ?? ''}) ${String(frame.data).slice(0, 120)}`,
+        );
       }
     }
     if (client) {

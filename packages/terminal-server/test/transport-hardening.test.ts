@@ -101,7 +101,10 @@ describe('the token store is bounded', () => {
     const store = new TokenStore(new ManualClock());
     const greedy = owner(1);
     for (let i = 0; i < MAX_TOKENS_PER_OWNER; i++) store.issue(grant(greedy));
-    assert.throws(() => store.issue(grant(greedy)), (error: unknown) => error instanceof TokenLimitError && error.code === 'too-many-tokens' && error.retryAfterMs > 0);
+    assert.throws(
+      () => store.issue(grant(greedy)),
+      (error: unknown) => error instanceof TokenLimitError && error.code === 'too-many-tokens' && error.retryAfterMs > 0,
+    );
     assert.doesNotThrow(() => store.issue(grant(owner(2))));
     store.clear();
   });
@@ -113,11 +116,14 @@ describe('the token store is bounded', () => {
       const o = owner(n++);
       for (let i = 0; i < MAX_TOKENS_PER_OWNER && store.size < MAX_OUTSTANDING_TOKENS; i++) store.issue(grant(o));
     }
-    assert.throws(() => store.issue(grant(owner(n))), (error: unknown) => error instanceof TokenLimitError && /retry in/.test(error.message));
+    assert.throws(
+      () => store.issue(grant(owner(n))),
+      (error: unknown) => error instanceof TokenLimitError && /retry in/.test(error.message),
+    );
     store.clear();
   });
 
-  test('a spent or pruned token frees its owner\'s share', async () => {
+  test("a spent or pruned token frees its owner's share", async () => {
     const clock = new ManualClock();
     const store = new TokenStore(clock);
     const o = owner(1);

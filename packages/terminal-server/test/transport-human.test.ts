@@ -79,7 +79,10 @@ describe('transport human input', () => {
     await view.waitFor(() => view.lease?.state === 'granted', 'the lease');
     const model = runSend(h.hub, 'queue', { text: 'echo queued-model' });
     for (const v of [view, watcher]) {
-      await v.waitFor(() => v.status?.holder === 'human' && v.status.pendingKinds.join() === 'model-send', 'the queued model send in the status');
+      await v.waitFor(
+        () => v.status?.holder === 'human' && v.status.pendingKinds.join() === 'model-send',
+        'the queued model send in the status',
+      );
       assert.equal(v.status?.pendingCount, 1);
     }
     view.send({ v: 1, type: 'interrupt', generation: view.generation! });
@@ -137,7 +140,14 @@ describe('transport human input', () => {
     await model;
 
     const after = await h.hub.get('refuse')!.generation!.allText();
-    assert.equal(after.replace(/\s+$/, '').split('\n').filter((l) => /no-lease|stale|busy|xxxx/.test(l)).length, 0, 'no refused input reached the terminal');
+    assert.equal(
+      after
+        .replace(/\s+$/, '')
+        .split('\n')
+        .filter((l) => /no-lease|stale|busy|xxxx/.test(l)).length,
+      0,
+      'no refused input reached the terminal',
+    );
     assert.equal(view.close, undefined, 'refusals do not close the controller');
     view.terminate();
   });

@@ -68,7 +68,10 @@ describe('config', () => {
   ];
   for (const [input, message] of bad) {
     it(`refuses ${JSON.stringify(input)} naming the key and rule`, () => {
-      assert.throws(() => resolveConfig(input, 'linux'), (e: unknown) => e instanceof ConfigError && message.test(e.message));
+      assert.throws(
+        () => resolveConfig(input, 'linux'),
+        (e: unknown) => e instanceof ConfigError && message.test(e.message),
+      );
     });
   }
 
@@ -157,10 +160,30 @@ describe('archived rows', () => {
     const { Terminal } = (await import('@xterm/headless')).default;
     const { archiveRow, archiveRowByCells } = await import('../src/screen/row-ansi.ts');
     const term = new Terminal({ cols: 60, rows: 10, scrollback: 1000, allowProposedApi: true });
-    const sgr = ['1', '2', '3', '4', '5', '7', '8', '9', '53', '31', '97', '38;5;208', '48;5;17', '38;2;1;2;3', '48;2;250;128;0', '44', '0', '22', '39;49'];
+    const sgr = [
+      '1',
+      '2',
+      '3',
+      '4',
+      '5',
+      '7',
+      '8',
+      '9',
+      '53',
+      '31',
+      '97',
+      '38;5;208',
+      '48;5;17',
+      '38;2;1;2;3',
+      '48;2;250;128;0',
+      '44',
+      '0',
+      '22',
+      '39;49',
+    ];
     const glyphs = ['a', ' ', '世', '🙂', 'e\u0301', 'Z', '─', '\t'];
     let seed = 7;
-    const random = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2147483648) % n);
+    const random = (n: number) => (seed = (seed * 1103515245 + 12345) % 2147483648) % n;
     let text = '';
     for (let row = 0; row < 400; row++) {
       for (let i = 0; i < 50; i++) text += random(3) === 0 ? `\x1b[${sgr[random(sgr.length)]}m` : glyphs[random(glyphs.length)];
@@ -174,7 +197,14 @@ describe('archived rows', () => {
       const line = buffer.getLine(y)!;
       const fast = archiveRow(line, cell);
       const reference = archiveRowByCells(line, cell);
-      const shape = (row: typeof fast) => ({ text: row.text, ansi: row.ansi, wrapped: row.wrapped, cells: row.cells, ansiLength: row.ansiLength, textLength: row.textLength });
+      const shape = (row: typeof fast) => ({
+        text: row.text,
+        ansi: row.ansi,
+        wrapped: row.wrapped,
+        cells: row.cells,
+        ansiLength: row.ansiLength,
+        textLength: row.textLength,
+      });
       assert.deepEqual(shape(fast), shape(reference), `row ${y}`);
       assert.equal(fast.ansiLength, fast.ansi?.length ?? 0, `row ${y}: the length known without building the styled form`);
       if (fast.ansi) styled++;
@@ -317,9 +347,14 @@ describe('signalling the group in front', () => {
 
   it('a terminal that still names a reaped group for 40 ms: the signal waits and reaches the shell once it takes the terminal back', async () => {
     // Before the fix five immediate reads all saw the dead group and the signal failed with ESRCH.
-    const { parts, kills, elapsed } = frontOverTime((t) => (t < 40 ? { front: 7001, alive: new Set([100]) } : { front: 100, alive: new Set([100]) }));
+    const { parts, kills, elapsed } = frontOverTime((t) =>
+      t < 40 ? { front: 7001, alive: new Set([100]) } : { front: 100, alive: new Set([100]) },
+    );
     assert.equal(await signalFront(parts, 'SIGINT', 100), 100);
-    assert.deepEqual(kills.map((k) => k.pgid), [100]);
+    assert.deepEqual(
+      kills.map((k) => k.pgid),
+      [100],
+    );
     assert.ok(elapsed() >= 40 && elapsed() < 80, `waited ${elapsed()} ms`);
   });
 

@@ -61,7 +61,9 @@ export async function startPageServer(options: PageServerOptions): Promise<PageS
       res.writeHead(200, { 'content-type': 'text/javascript; charset=utf-8' }).end(options.bundle());
     } else if (req.method === 'POST' && url.pathname === '/token') {
       const { token } = options.issueToken(owner, { readonly: url.searchParams.get('readonly') === '1' });
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ url: `ws://${req.headers.host}${options.wsPath}`, token }));
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ url: `ws://${req.headers.host}${options.wsPath}`, token }));
     } else {
       res.writeHead(404).end();
     }

@@ -245,7 +245,14 @@ export class ScriptedServer {
         reason = 'invalid-resume';
       } else if (offered !== undefined) reason = 'resumed';
     }
-    const frame: RoleFrame = { v: PROTOCOL_VERSION, type: 'role', generation: this.generation, role, reason, maxInputBytes: this.options.maxInputBytes };
+    const frame: RoleFrame = {
+      v: PROTOCOL_VERSION,
+      type: 'role',
+      generation: this.generation,
+      role,
+      reason,
+      maxInputBytes: this.options.maxInputBytes,
+    };
     if (role === 'controller') {
       this.resumeProof = fakeSecret();
       frame.resume = this.resumeProof;
@@ -275,7 +282,14 @@ export class ScriptedServer {
   }
 
   leaseFrame(state: LeaseFrame['state'], reason?: LeaseFrame['reason']): LeaseFrame {
-    const frame: LeaseFrame = { v: PROTOCOL_VERSION, type: 'lease', generation: this.generation, state, leaseId: this.lease?.id ?? this.leaseId, origin: this.lease?.origin ?? 'idle' };
+    const frame: LeaseFrame = {
+      v: PROTOCOL_VERSION,
+      type: 'lease',
+      generation: this.generation,
+      state,
+      leaseId: this.lease?.id ?? this.leaseId,
+      origin: this.lease?.origin ?? 'idle',
+    };
     if (reason) frame.reason = reason;
     return frame;
   }
@@ -327,7 +341,16 @@ export class ScriptedServer {
     this.sequence = 0;
     this.screen = screen;
     this.lease = null;
-    this.status = { ...this.status, process: { kind: 'running' }, queueStatus: 'ready', holder: null, pendingCount: 0, pendingKinds: [], takeoverId: null, inputWait: null };
+    this.status = {
+      ...this.status,
+      process: { kind: 'running' },
+      queueStatus: 'ready',
+      holder: null,
+      pendingCount: 0,
+      pendingKinds: [],
+      takeoverId: null,
+      inputWait: null,
+    };
     for (const socket of this.sockets) socket.serverClose(CloseCode.reset, 'reset');
   }
 
@@ -420,6 +443,11 @@ export class ScriptedServer {
     if (!this.lease) return;
     this.revoke(reason);
     const pending = this.status.pendingKinds;
-    this.setStatus({ queueStatus: 'ready', holder: pending[0] ?? null, pendingCount: Math.max(0, pending.length - 1), pendingKinds: pending.slice(1) });
+    this.setStatus({
+      queueStatus: 'ready',
+      holder: pending[0] ?? null,
+      pendingCount: Math.max(0, pending.length - 1),
+      pendingKinds: pending.slice(1),
+    });
   }
 }

@@ -5,9 +5,7 @@
  */
 import type { ComponentType } from 'react';
 
-export type ClientRpcResult =
-  | { ok: true; value: unknown }
-  | { ok: false; error: { code: string; message: string } };
+export type ClientRpcResult = { ok: true; value: unknown } | { ok: false; error: { code: string; message: string } };
 
 export interface ClientConnection {
   readonly rpc: { call(channel: string, endpoint: string, payload: unknown, signal?: AbortSignal): Promise<ClientRpcResult> };

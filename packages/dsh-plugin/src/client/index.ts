@@ -24,10 +24,13 @@ export function apply(ctx: ClientContext): void {
   if (locale) ctx.effect(() => locale.register(NS, { zh: { ...COPY.zh }, en: { ...COPY.en } }), 'dsh-interactive-terminal: copy');
   const environment = createEnvironmentStore(ctx);
   const panels = new Map<string, SessionPanel>();
-  ctx.effect(() => () => {
-    for (const panel of panels.values()) panel.element.remove();
-    panels.clear();
-  }, 'dsh-interactive-terminal: panels');
+  ctx.effect(
+    () => () => {
+      for (const panel of panels.values()) panel.element.remove();
+      panels.clear();
+    },
+    'dsh-interactive-terminal: panels',
+  );
 
   const connector = (sessionId: string): Connector => sessionConnector(ctx.connection, sessionId, () => location.href);
 

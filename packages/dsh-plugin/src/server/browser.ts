@@ -23,9 +23,11 @@ export interface TokenRequest {
 }
 
 export function parseTokenRequest(payload: unknown): TokenRequest | string {
-  if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) return 'the payload must be an object {sessionId, readonly?}';
+  if (typeof payload !== 'object' || payload === null || Array.isArray(payload))
+    return 'the payload must be an object {sessionId, readonly?}';
   const record = payload as Record<string, unknown>;
-  for (const key of Object.keys(record)) if (key !== 'sessionId' && key !== 'readonly') return `unknown field "${key}"; allowed: sessionId, readonly`;
+  for (const key of Object.keys(record))
+    if (key !== 'sessionId' && key !== 'readonly') return `unknown field "${key}"; allowed: sessionId, readonly`;
   if (typeof record['sessionId'] !== 'string' || record['sessionId'] === '') return '"sessionId" must be a non-empty string';
   if (record['readonly'] !== undefined && typeof record['readonly'] !== 'boolean') return '"readonly" must be true or false';
   return { sessionId: record['sessionId'], readonly: record['readonly'] === true };
@@ -37,7 +39,9 @@ function badRequest(message: string): RpcResult {
 
 function refuseUpgrade(socket: Duplex, status: string, reason: string): void {
   const body = `${reason}\n`;
-  socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+  socket.end(
+    `HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+  );
   socket.destroy();
 }
 
@@ -66,21 +70,33 @@ export function mountBrowserAccess(ctx: DshContext, terminals: AgentTerminals): 
   ctx.connection.rpc.handle(
     RPC_CHANNEL,
     async (endpoint, payload) => {
-      if (endpoint !== 'token') return { ok: false, error: { code: 'bad-request', message: `unknown endpoint "${endpoint}"; the channel serves "token"`, details: { issues: [] } } };
+      if (endpoint !== 'token')
+        return {
+          ok: false,
+          error: { code: 'bad-request', message: `unknown endpoint "${endpoint}"; the channel serves "token"`, details: { issues: [] } },
+        };
       const request = parseTokenRequest(payload);
       if (typeof request === 'string') return badRequest(request);
       let owner: string;
       try {
         owner = terminals.ownerForSession(request.sessionId);
       } catch (error) {
-        return { ok: false, error: { code: 'session-not-found', message: error instanceof Error ? error.message : String(error), details: { sessionId: request.sessionId } } };
+        return {
+          ok: false,
+          error: {
+            code: 'session-not-found',
+            message: error instanceof Error ? error.message : String(error),
+            details: { sessionId: request.sessionId },
+          },
+        };
       }
       let ticket;
       try {
         ticket = transport.issueToken(owner, { readonly: request.readonly });
       } catch (error) {
         // A page (or a script) that requests tokens faster than it connects: say when to retry.
-        if (error instanceof TokenLimitError) return { ok: false, error: { code: error.code, message: error.message, details: { retryAfterMs: error.retryAfterMs } } };
+        if (error instanceof TokenLimitError)
+          return { ok: false, error: { code: error.code, message: error.message, details: { retryAfterMs: error.retryAfterMs } } };
         throw error;
       }
       return { ok: true, value: { path: SOCKET_PATH, token: ticket.token, expiresInMs: ticket.expiresInMs } };

@@ -79,7 +79,11 @@ export function presentCall(tool: ToolName, rawArgs: unknown): ToolCallView | un
     case 'shared_terminal_send': {
       const text = str(args['text']);
       if (text === undefined) return undefined;
-      return { card: 'terminal', title: text, ...(args['submit'] === false ? { description: 'Typed into the shared terminal without Enter' } : {}) };
+      return {
+        card: 'terminal',
+        title: text,
+        ...(args['submit'] === false ? { description: 'Typed into the shared terminal without Enter' } : {}),
+      };
     }
     case 'shared_terminal_signal': {
       const signal = str(args['signal']);
@@ -108,7 +112,10 @@ export function presentResult(tool: ToolName, _args: unknown, presented: Present
       const begin = int(result['lineBegin']);
       const end = int(result['lineEnd']);
       const total = int(result['totalLines']);
-      const range = begin !== undefined && end !== undefined && total !== undefined ? `[history lines ${begin}–${end} of ${total} returned to the model; the screen:]\n` : '';
+      const range =
+        begin !== undefined && end !== undefined && total !== undefined
+          ? `[history lines ${begin}–${end} of ${total} returned to the model; the screen:]\n`
+          : '';
       const screen = str(result['viewport']) ?? '';
       return { card: 'terminal', output: `${range}${screen === '' ? '(the screen is empty)' : screen}` };
     }

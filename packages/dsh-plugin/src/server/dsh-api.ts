@@ -187,14 +187,16 @@ export interface SandboxPolicyService {
 }
 
 export interface SandboxProvider {
-  confine(argv: readonly string[], policy: SandboxExecutionPolicy & { mode: Exclude<SandboxMode, 'danger-full-access'> }): { argv: string[] };
+  confine(
+    argv: readonly string[],
+    policy: SandboxExecutionPolicy & { mode: Exclude<SandboxMode, 'danger-full-access'> },
+  ): { argv: string[] };
 }
 
 // ------------------------------------------------------------------------------------------ browser
 
 export type RpcResult =
-  | { ok: true; value: unknown }
-  | { ok: false; error: { code: string; message: string; details: Record<string, unknown> } };
+  { ok: true; value: unknown } | { ok: false; error: { code: string; message: string; details: Record<string, unknown> } };
 
 export interface HostConnection {
   readonly rpc: {
@@ -207,5 +209,8 @@ export interface HostConnection {
 }
 
 export interface WebServer {
-  registerUpgrade(route: { path: string; handler: (req: IncomingMessage, socket: Duplex, head: Buffer) => void | Promise<void> }): () => void;
+  registerUpgrade(route: {
+    path: string;
+    handler: (req: IncomingMessage, socket: Duplex, head: Buffer) => void | Promise<void>;
+  }): () => void;
 }

@@ -31,7 +31,9 @@ export function apply(ctx: DshContext, config: PluginConfig): void {
 
   ctx.on('agent/disposed', ({ agent }) => {
     terminals.release(agent).catch((error: unknown) => {
-      ctx.logger.warn(`dsh-interactive-terminal: ending the terminal of agent ${agent.id} failed: ${error instanceof Error ? error.message : String(error)}`);
+      ctx.logger.warn(
+        `dsh-interactive-terminal: ending the terminal of agent ${agent.id} failed: ${error instanceof Error ? error.message : String(error)}`,
+      );
     });
   });
   ctx.on('internal/dispatch', (_mode, eventName, args) => terminals.checkSandboxModeChange(eventName, args), { global: true });

@@ -3,5 +3,5 @@
  * DSH: shells are spawned by DSH's subprocess provider, so the plugin ships no native module of its own.
  */
 export function spawn(): never {
-  throw new Error('dsh-interactive-terminal spawns shells through DSH\'s subprocess provider, not node-pty');
+  throw new Error("dsh-interactive-terminal spawns shells through DSH's subprocess provider, not node-pty");
 }

@@ -54,7 +54,9 @@ function deepFreeze<T>(value: T): T {
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 
 function statusList(events: HumanSettled[]): string {
-  const codes = events.map((event) => (event.waitReason === 'prompt' ? (event.exitCode === undefined ? 'unknown' : String(event.exitCode)) : ending(event)));
+  const codes = events.map((event) =>
+    event.waitReason === 'prompt' ? (event.exitCode === undefined ? 'unknown' : String(event.exitCode)) : ending(event),
+  );
   return codes.join(', ');
 }
 
@@ -79,7 +81,8 @@ function sentences(batch: HumanSettled[]): string[] {
         `and that is finished: ${answers.map(ending).join('; ')}.`,
     );
   }
-  for (const takeover of takeovers) said.push(`The person took over your running terminal operation, and that interaction is finished: ${ending(takeover)}.`);
+  for (const takeover of takeovers)
+    said.push(`The person took over your running terminal operation, and that interaction is finished: ${ending(takeover)}.`);
   return said;
 }
 

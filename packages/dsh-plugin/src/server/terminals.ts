@@ -75,7 +75,8 @@ export class AgentTerminals {
   /** The owner key for a browser request naming a session (an Agent id). */
   ownerForSession(sessionId: string): string {
     const agent = this.ctx.agents.get(sessionId);
-    if (!agent) throw new TerminalError('unknown-agent', `no live Agent for session ${JSON.stringify(sessionId)}: open the conversation again`);
+    if (!agent)
+      throw new TerminalError('unknown-agent', `no live Agent for session ${JSON.stringify(sessionId)}: open the conversation again`);
     return this.ownerFor(agent);
   }
 
@@ -170,7 +171,9 @@ export class AgentTerminals {
       if (agent.status === 'idle') agent.followup(message);
       else agent.steer(message);
     } catch (error) {
-      this.ctx.logger.warn(`dsh-interactive-terminal: could not notify agent ${agent.id}: ${error instanceof Error ? error.message : String(error)}`);
+      this.ctx.logger.warn(
+        `dsh-interactive-terminal: could not notify agent ${agent.id}: ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
   }
 }

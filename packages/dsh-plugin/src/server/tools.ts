@@ -26,7 +26,20 @@ import { effectiveResultCap } from './inline-limit.ts';
 import type { AgentTerminals } from './terminals.ts';
 
 /** Keywords DSH's schema subset accepts (the rest are folded into the description). */
-const SUPPORTED = new Set(['type', 'oneOf', 'properties', 'required', 'additionalProperties', 'items', 'enum', 'const', 'description', 'title', 'default', 'examples']);
+const SUPPORTED = new Set([
+  'type',
+  'oneOf',
+  'properties',
+  'required',
+  'additionalProperties',
+  'items',
+  'enum',
+  'const',
+  'description',
+  'title',
+  'default',
+  'examples',
+]);
 
 /** Rewrite an engine schema into DSH's subset: `minimum: n` becomes part of the description. */
 export function toDshSchema(schema: JsonSchema): JsonSchema {
@@ -46,7 +59,10 @@ export function toDshSchema(schema: JsonSchema): JsonSchema {
 }
 
 /** Output schemas: the engine's result schemas (the same ones MCP declares), in DSH's keyword subset. */
-export const RESULT_SCHEMAS = Object.fromEntries(TOOL_NAMES.map((name) => [name, toDshSchema(TOOL_RESULT_SCHEMAS[name])])) as Record<ToolName, JsonSchema>;
+export const RESULT_SCHEMAS = Object.fromEntries(TOOL_NAMES.map((name) => [name, toDshSchema(TOOL_RESULT_SCHEMAS[name])])) as Record<
+  ToolName,
+  JsonSchema
+>;
 
 function describeFailure(tool: ToolName, error: unknown): Error {
   if (!(error instanceof Error)) return new Error(`${tool} failed: ${String(error)}`);
@@ -66,7 +82,8 @@ const LINE_NUMBER_ROOM = 16;
 function wholeLines(before: BaseResult, after: BaseResult): BaseResult {
   const original = (before as { text?: unknown }).text;
   const page = after as BaseResult & { text?: unknown; lineBegin?: unknown; lineEnd?: unknown };
-  if (typeof original !== 'string' || typeof page.text !== 'string' || page.text === original || typeof page.lineEnd !== 'number') return after;
+  if (typeof original !== 'string' || typeof page.text !== 'string' || page.text === original || typeof page.lineEnd !== 'number')
+    return after;
   let text = page.text;
   const cutMidLine = original.length > text.length && original[original.length - text.length - 1] !== '\n';
   if (cutMidLine) {
@@ -93,7 +110,10 @@ export function capResult(result: BaseResult, maxToolOutputBytes: number, inline
   }
 }
 
-export function createToolDefinitions(terminals: AgentTerminals, inlineLimit: () => number | undefined = () => undefined): ToolDefinition[] {
+export function createToolDefinitions(
+  terminals: AgentTerminals,
+  inlineLimit: () => number | undefined = () => undefined,
+): ToolDefinition[] {
   return TOOL_NAMES.map((name) => ({
     name,
     description: TOOL_DESCRIPTIONS[name],

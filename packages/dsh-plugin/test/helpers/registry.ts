@@ -110,15 +110,29 @@ export async function startRegistry(dir: string): Promise<LoopbackRegistry> {
         body: JSON.stringify({ name: 'tester', password: 'tester-password', type: 'user' }),
       });
       const registered = (await response.json()) as { token?: string; error?: string };
-      if (!registered.token) throw new Error(`registering a user on the test registry failed (${response.status}): ${registered.error ?? 'no token'}`);
+      if (!registered.token)
+        throw new Error(`registering a user on the test registry failed (${response.status}): ${registered.error ?? 'no token'}`);
       const userconfig = join(dir, 'publisher.npmrc');
       writeFileSync(userconfig, `registry=${url}\n${authKey}:_authToken=${registered.token}\n`);
       const published = spawnSync(
         'npm',
-        ['publish', tarball, '--registry', url, '--userconfig', userconfig, '--cache', join(dir, 'npm-cache'), '--no-audit', '--no-fund', '--update-notifier=false'],
+        [
+          'publish',
+          tarball,
+          '--registry',
+          url,
+          '--userconfig',
+          userconfig,
+          '--cache',
+          join(dir, 'npm-cache'),
+          '--no-audit',
+          '--no-fund',
+          '--update-notifier=false',
+        ],
         { cwd: dir, encoding: 'utf8' },
       );
-      if (published.status !== 0) throw new Error(`npm publish to the test registry failed (exit ${published.status}):\n${published.stdout}${published.stderr}`);
+      if (published.status !== 0)
+        throw new Error(`npm publish to the test registry failed (exit ${published.status}):\n${published.stdout}${published.stderr}`);
     },
     output: () => output,
     stop,

@@ -71,7 +71,10 @@ export function readSessionLogs(home: string): SessionLog[] {
       if (statSync(path).isDirectory()) walk(path);
       else if (name === 'session.jsonl.zstd') {
         const raw = decompressFrames(readFileSync(path));
-        const events = raw.split('\n').filter(Boolean).map((line) => JSON.parse(line) as LoggedEvent);
+        const events = raw
+          .split('\n')
+          .filter(Boolean)
+          .map((line) => JSON.parse(line) as LoggedEvent);
         logs.push({ sessionId: name === 'session.jsonl.zstd' ? dir.split('/').pop()! : name, path, raw, events });
       }
     }

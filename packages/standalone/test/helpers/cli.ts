@@ -147,7 +147,8 @@ export async function callTool<T = ErrorBody & Record<string, unknown>>(
 // Polling is test-support's (at the engine tests' pace and default); process checks are the engine tests' own.
 export { pidAlive as alive } from '../../../terminal-server/test/helpers/engine.ts';
 export { sleep } from '@shared-terminal/test-support/wait';
-export const waitFor = <T>(check: () => T | Promise<T>, what: string, timeoutMs = 10_000): Promise<NonNullable<T>> => supportWaitFor(check, what, timeoutMs, 10);
+export const waitFor = <T>(check: () => T | Promise<T>, what: string, timeoutMs = 10_000): Promise<NonNullable<T>> =>
+  supportWaitFor(check, what, timeoutMs, 10);
 
 export interface RawResponse {
   status: number;
@@ -159,7 +160,10 @@ export interface RawResponse {
  * One request with exactly the given headers (fetch cannot set Host, Origin or Sec-Fetch-*, which the
  * fences look at).
  */
-export function rawRequest(port: number, options: { method?: string; path: string; headers?: Record<string, string>; body?: string }): Promise<RawResponse> {
+export function rawRequest(
+  port: number,
+  options: { method?: string; path: string; headers?: Record<string, string>; body?: string },
+): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     const req = httpRequest(
       { host: '127.0.0.1', port, method: options.method ?? 'GET', path: options.path, headers: options.headers ?? {} },
@@ -210,7 +214,10 @@ export function upgradeStatus(port: number, headers: Record<string, string>, pat
 
 /** A WebSocket upgrade and what the server said: the HTTP status, and for a 101 whose first frame is a close,
  *  its code and reason (a page refused that way can read why). */
-export function upgradeOutcome(port: number, headers: Record<string, string>): Promise<{ status: number; closeCode?: number; reason?: string }> {
+export function upgradeOutcome(
+  port: number,
+  headers: Record<string, string>,
+): Promise<{ status: number; closeCode?: number; reason?: string }> {
   return new Promise((resolve, reject) => {
     const req = upgradeRequest(port, headers, '/terminal');
     req.on('upgrade', (res, socket, head) => {

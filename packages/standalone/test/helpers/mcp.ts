@@ -11,7 +11,10 @@ export function lastJson(result: Record<string, unknown>): unknown {
 
 /** The four tools with the engine's schemas and descriptions, titles, and the hints clients act on. */
 export function assertToolMetadata(tools: Tool[]): void {
-  assert.deepEqual(tools.map((tool) => tool.name), [...TOOL_NAMES]);
+  assert.deepEqual(
+    tools.map((tool) => tool.name),
+    [...TOOL_NAMES],
+  );
   for (const tool of tools) {
     const name = tool.name as ToolName;
     assert.deepEqual(tool.inputSchema, TOOL_INPUT_SCHEMAS[name], `${name} input schema`);

@@ -36,10 +36,7 @@ export interface GateView {
 
 /** send: an input frame now. begin: a begin frame with these keys (then `requested('idle')`). held: kept for the grant. */
 export type InputDecision =
-  | { kind: 'send'; input: string }
-  | { kind: 'begin'; input: string }
-  | { kind: 'held' }
-  | { kind: 'refused'; notice: ViewNoticeCode };
+  { kind: 'send'; input: string } | { kind: 'begin'; input: string } | { kind: 'held' } | { kind: 'refused'; notice: ViewNoticeCode };
 
 export interface GateEvents {
   lease(view: LeaseView): void;
@@ -167,7 +164,8 @@ export class InputGate {
     this.leaseBytes = 0;
     if (this.view.state === 'none' && reason === null) return;
     const leaseReason = reason === 'disposed' || reason === 'reset' ? null : reason;
-    if (this.view.state !== 'none' || leaseReason !== this.view.reason) this.set({ state: 'none', origin: null, leaseId: null, reason: leaseReason });
+    if (this.view.state !== 'none' || leaseReason !== this.view.reason)
+      this.set({ state: 'none', origin: null, leaseId: null, reason: leaseReason });
   }
 
   /** The view is disposed: forget the keys without a notice, and the lease. */
@@ -192,11 +190,14 @@ export class InputGate {
   private set(view: LeaseView): void {
     const old = this.view;
     this.view = view;
-    if (old.state !== view.state || old.leaseId !== view.leaseId || old.origin !== view.origin || old.reason !== view.reason) this.events.lease({ ...view });
+    if (old.state !== view.state || old.leaseId !== view.leaseId || old.origin !== view.origin || old.reason !== view.reason)
+      this.events.lease({ ...view });
   }
 }
 
 /** The queue is completely idle: a first key may begin a lease. */
 export function queueIdle(status: StatusFrame | null): boolean {
-  return !!status && status.queueStatus === 'ready' && status.holder === null && status.pendingCount === 0 && status.process.kind === 'running';
+  return (
+    !!status && status.queueStatus === 'ready' && status.holder === null && status.pendingCount === 0 && status.process.kind === 'running'
+  );
 }

@@ -42,7 +42,12 @@ export function xtermTheme(element: Element): ITheme {
  * estimate is made from the current size and then checked against the laid-out screen: `apply` sets a
  * size and resolves once it is laid out; `screenWidth` measures the screen as it is now.
  */
-export async function fitFontSize(viewport: HTMLElement, screenWidth: () => number, current: number, apply: (size: number) => Promise<void>): Promise<void> {
+export async function fitFontSize(
+  viewport: HTMLElement,
+  screenWidth: () => number,
+  current: number,
+  apply: (size: number) => Promise<void>,
+): Promise<void> {
   const style = getComputedStyle(viewport);
   const padding = parseFloat(style.paddingLeft) + parseFloat(style.paddingRight);
   const available = (): number => viewport.clientWidth - padding;

@@ -142,7 +142,13 @@ export class RendererStack {
   /** A snapshot of the shown shell at the shown size (the same scrollback too). */
   private sameScreen(frame: SnapshotFrame): boolean {
     const term = this.term;
-    return !!term && this.generation === frame.generation && term.rows === frame.rows && term.cols === frame.cols && term.options.scrollback === frame.scrollbackLines;
+    return (
+      !!term &&
+      this.generation === frame.generation &&
+      term.rows === frame.rows &&
+      term.cols === frame.cols &&
+      term.options.scrollback === frame.scrollbackLines
+    );
   }
 
   /** A renderer at the snapshot's size in a wrapper of its own (hidden while staged). */

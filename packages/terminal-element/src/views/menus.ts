@@ -7,7 +7,6 @@ import { html, type TemplateResult } from 'lit';
 import type { Messages } from '../i18n.ts';
 import { MAX_FONT_SIZE, MIN_FONT_SIZE } from '../renderer/look.ts';
 
-
 /** What a key did in an open menu: moved the focus, asked to close it (escape: focus back to its button). */
 export type MenuKey = 'moved' | 'escape' | 'tab' | 'other';
 
@@ -49,9 +48,19 @@ export interface SettingsMenuActions {
 
 export function settingsMenu(v: SettingsMenuView, t: Messages, a: SettingsMenuActions): TemplateResult {
   const size = v.fontSize;
-  return html`<div part="settings-menu" id="settings-menu" class="menu" role="menu" aria-label=${t.settings} ?hidden=${!v.open} @keydown=${a.keydown}>
+  return html`<div
+    part="settings-menu"
+    id="settings-menu"
+    class="menu"
+    role="menu"
+    aria-label=${t.settings}
+    ?hidden=${!v.open}
+    @keydown=${a.keydown}
+  >
     <button role="menuitem" tabindex="-1" class="reconnect" @click=${() => a.run(a.reconnect)}>${t.reconnect}</button>
-    <button role="menuitem" tabindex="-1" class="clear" ?disabled=${!v.hasRenderer} @click=${() => a.run(a.clearView)}>${t.clearView}</button>
+    <button role="menuitem" tabindex="-1" class="clear" ?disabled=${!v.hasRenderer} @click=${() => a.run(a.clearView)}>
+      ${t.clearView}
+    </button>
     <div class="font-row" role="group" aria-label=${t.fontSize(size)}>
       <span aria-hidden="true">${t.fontSize(size)}</span>
       <button
@@ -77,7 +86,9 @@ export function settingsMenu(v: SettingsMenuView, t: Messages, a: SettingsMenuAc
         ${t.fontUp}
       </button>
     </div>
-    <button role="menuitem" tabindex="-1" class="fit-width" ?disabled=${!v.hasRenderer} @click=${() => a.run(a.fitWidth)}>${t.fitWidth}</button>
+    <button role="menuitem" tabindex="-1" class="fit-width" ?disabled=${!v.hasRenderer} @click=${() => a.run(a.fitWidth)}>
+      ${t.fitWidth}
+    </button>
     <button
       role="menuitemcheckbox"
       tabindex="-1"
@@ -99,7 +110,12 @@ export interface ContextMenuActions {
   focusout(event: FocusEvent): void;
 }
 
-export function contextMenu(at: { x: number; y: number }, v: { canCopy: boolean; canPaste: boolean }, t: Messages, a: ContextMenuActions): TemplateResult {
+export function contextMenu(
+  at: { x: number; y: number },
+  v: { canCopy: boolean; canPaste: boolean },
+  t: Messages,
+  a: ContextMenuActions,
+): TemplateResult {
   return html`<div
     part="context-menu"
     class="context-menu"

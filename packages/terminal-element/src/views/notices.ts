@@ -13,9 +13,23 @@ export interface ShownNotice {
 }
 
 const MAX_NOTICES = 4;
-const ERROR_NOTICES: ReadonlySet<ViewNoticeCode> = new Set(['protocol-error', 'disposed', 'blocked', 'exited', 'operation-failed', 'connect-failed', 'refused']);
+const ERROR_NOTICES: ReadonlySet<ViewNoticeCode> = new Set([
+  'protocol-error',
+  'disposed',
+  'blocked',
+  'exited',
+  'operation-failed',
+  'connect-failed',
+  'refused',
+]);
 /** Notices that describe a passing condition: they go away once the view is connected again. */
-const TRANSIENT_NOTICES: ReadonlySet<ViewNoticeCode> = new Set(['reconnecting', 'connect-failed', 'not-connected', 'protocol-error', 'disposed']);
+const TRANSIENT_NOTICES: ReadonlySet<ViewNoticeCode> = new Set([
+  'reconnecting',
+  'connect-failed',
+  'not-connected',
+  'protocol-error',
+  'disposed',
+]);
 /** Notices whose way out is Reconnect: they carry the button. */
 const RECONNECT_NOTICES: ReadonlySet<ViewNoticeCode> = new Set(['protocol-error', 'controller-available', 'connect-failed', 'refused']);
 
@@ -37,16 +51,23 @@ export function noticeText(t: Messages, notice: ShownNotice): string {
   return (notice.code === 'connect-failed' || notice.code === 'refused') && notice.detail ? `${text} (${notice.detail})` : text;
 }
 
-export function noticeList(t: Messages, list: readonly ShownNotice[], actions: { dismiss(id: number): void; reconnect(): void }): TemplateResult {
+export function noticeList(
+  t: Messages,
+  list: readonly ShownNotice[],
+  actions: { dismiss(id: number): void; reconnect(): void },
+): TemplateResult {
   return html`<div part="notices" class="notices" role="log" aria-live="polite">
     ${list.map(
-      (n) => html`<div part="notice" class="notice ${ERROR_NOTICES.has(n.code) ? 'error' : ''}" data-code=${n.code}>
-        <span>${noticeText(t, n)}</span>
-        ${RECONNECT_NOTICES.has(n.code)
-          ? html`<button class="notice-reconnect" @click=${() => (actions.dismiss(n.id), actions.reconnect())}>${t.reconnect}</button>`
-          : nothing}
-        <button class="notice-dismiss" aria-label=${t.dismiss} title=${t.dismiss} @click=${() => actions.dismiss(n.id)}>×</button>
-      </div>`,
+      (n) =>
+        html`<div part="notice" class="notice ${ERROR_NOTICES.has(n.code) ? 'error' : ''}" data-code=${n.code}>
+          <span>${noticeText(t, n)}</span>
+          ${
+            RECONNECT_NOTICES.has(n.code)
+              ? html`<button class="notice-reconnect" @click=${() => (actions.dismiss(n.id), actions.reconnect())}>${t.reconnect}</button>`
+              : nothing
+          }
+          <button class="notice-dismiss" aria-label=${t.dismiss} title=${t.dismiss} @click=${() => actions.dismiss(n.id)}>×</button>
+        </div>`,
     )}
   </div>`;
 }

@@ -17,8 +17,18 @@ export interface SearchResult {
 
 /** Match colours (xterm.js takes #RRGGBB only), for light and dark screens. */
 const SEARCH_COLOURS = {
-  light: { matchBackground: '#fff8c5', activeMatchBackground: '#ffd33d', matchOverviewRuler: '#d4a72c', activeMatchColorOverviewRuler: '#9a6700' },
-  dark: { matchBackground: '#4b3a00', activeMatchBackground: '#9e6a03', matchOverviewRuler: '#9e6a03', activeMatchColorOverviewRuler: '#d29922' },
+  light: {
+    matchBackground: '#fff8c5',
+    activeMatchBackground: '#ffd33d',
+    matchOverviewRuler: '#d4a72c',
+    activeMatchColorOverviewRuler: '#9a6700',
+  },
+  dark: {
+    matchBackground: '#4b3a00',
+    activeMatchBackground: '#9e6a03',
+    matchOverviewRuler: '#9e6a03',
+    activeMatchColorOverviewRuler: '#d29922',
+  },
 };
 
 export function searchOptions(incremental: boolean, dark: boolean): ISearchOptions {
@@ -33,7 +43,13 @@ export interface SearchBarActions {
 export function searchBar(result: SearchResult | null, t: Messages, a: SearchBarActions): TemplateResult {
   const more = !!result && result.count >= SEARCH_LIMIT;
   const count =
-    result === null ? '' : result.count === 0 ? t.searchNone : result.index < 0 ? t.searchMany(result.count) : t.searchCount(result.index + 1, result.count, more);
+    result === null
+      ? ''
+      : result.count === 0
+        ? t.searchNone
+        : result.index < 0
+          ? t.searchMany(result.count)
+          : t.searchCount(result.index + 1, result.count, more);
   const onKey = (event: KeyboardEvent): void => {
     if (event.key === 'Enter') {
       event.preventDefault();
@@ -44,7 +60,13 @@ export function searchBar(result: SearchResult | null, t: Messages, a: SearchBar
     }
   };
   return html`<div part="search" class="search" role="search" aria-label=${t.search}>
-    <input type="search" aria-label=${t.searchPlaceholder} placeholder=${t.searchPlaceholder} @input=${() => a.find('next', true)} @keydown=${onKey} />
+    <input
+      type="search"
+      aria-label=${t.searchPlaceholder}
+      placeholder=${t.searchPlaceholder}
+      @input=${() => a.find('next', true)}
+      @keydown=${onKey}
+    />
     <span class="search-count" role="status" aria-live="polite">${count}</span>
     <button class="search-previous" aria-label=${t.searchPrevious} title=${t.searchPrevious} @click=${() => a.find('previous')}>↑</button>
     <button class="search-next" aria-label=${t.searchNext} title=${t.searchNext} @click=${() => a.find('next')}>↓</button>

@@ -14,7 +14,10 @@ function sent(m: Mounted): string {
 function cellCentre(m: Mounted, row: number, col: number): [number, number] {
   const screen = shadow(m.el, '.xterm-screen').getBoundingClientRect();
   const term = m.el.renderer!;
-  return [Math.round(screen.left + ((col + 0.5) * screen.width) / term.cols), Math.round(screen.top + ((row + 0.5) * screen.height) / term.rows)];
+  return [
+    Math.round(screen.left + ((col + 0.5) * screen.width) / term.cols),
+    Math.round(screen.top + ((row + 0.5) * screen.height) / term.rows),
+  ];
 }
 
 afterEach(async () => {
@@ -87,7 +90,12 @@ describe('terminal conveniences', () => {
     try {
       const at = cellCentre(m, 0, 15);
       await sendMouse({ type: 'move', position: at });
-      await until(() => shadow(m.el, '.xterm-screen').classList.contains('xterm-cursor-pointer') || m.el.renderer!.element!.classList.contains('xterm-cursor-pointer'), 'the link is under the pointer');
+      await until(
+        () =>
+          shadow(m.el, '.xterm-screen').classList.contains('xterm-cursor-pointer') ||
+          m.el.renderer!.element!.classList.contains('xterm-cursor-pointer'),
+        'the link is under the pointer',
+      );
       await sendMouse({ type: 'click', position: at });
       await until(() => opened.length > 0, 'the link opened');
     } finally {
@@ -103,7 +111,9 @@ describe('terminal conveniences', () => {
     ] as const) {
       const m = await mount({ rows: 6, cols: 60 }, { lang });
       // Matches in the scrollback (scrolled out of the 6 rows) as well as on the screen.
-      m.server.output(['needle one', ...Array.from({ length: 20 }, (_, i) => `hay ${i}`), 'needle two', 'more hay', 'needle three'].join('\r\n'));
+      m.server.output(
+        ['needle one', ...Array.from({ length: 20 }, (_, i) => `hay ${i}`), 'needle two', 'more hay', 'needle three'].join('\r\n'),
+      );
       await parsedAll(m);
       m.el.focusTerminal();
       await sendKeys({ press: 'Control+Shift+F' });
@@ -171,7 +181,14 @@ describe('a page the server refuses', () => {
     // What a browser sees of the standalone server's refusal: a socket that closes with 4005 and the reason.
     el.socketFactory = () => {
       sockets += 1;
-      const socket = { onopen: null, onmessage: null, onerror: null, onclose: null as ((e: { code: number; reason: string }) => void) | null, send() {}, close() {} };
+      const socket = {
+        onopen: null,
+        onmessage: null,
+        onerror: null,
+        onclose: null as ((e: { code: number; reason: string }) => void) | null,
+        send() {},
+        close() {},
+      };
       setTimeout(() => socket.onclose?.({ code: 4005, reason }), 0);
       return socket;
     };

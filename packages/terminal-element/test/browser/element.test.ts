@@ -33,7 +33,10 @@ describe('<shared-terminal>', () => {
     m.server.output('\x1b[2J\x1b[H\u4e2d\u6587\x1b[41m bg \x1b[0m plain\r\n\x1b[31mred\x1b[32mgreen\x1b[34mblue\x1b[0m');
     await parsedAll(m);
     const rows = shadow(m.el, '.xterm-rows');
-    await until(() => /bg/.test(rows.children[0]?.textContent ?? '') && /blue/.test(rows.children[1]?.textContent ?? ''), 'both rows drawn');
+    await until(
+      () => /bg/.test(rows.children[0]?.textContent ?? '') && /blue/.test(rows.children[1]?.textContent ?? ''),
+      'both rows drawn',
+    );
     const cell = m.el.renderer!.element!.querySelector('.xterm-screen')!.getBoundingClientRect().width / 60;
     const rowBox = (rows.children[0] as HTMLElement).getBoundingClientRect();
     const runs = [...rows.querySelectorAll<HTMLSpanElement>('span')].filter((span) => !span.classList.contains('xterm-cursor'));
@@ -42,7 +45,10 @@ describe('<shared-terminal>', () => {
     const background = runs.find((span) => span.textContent === ' bg ');
     ok(background, 'the background run');
     const box = background.getClientRects()[0]!;
-    ok(Math.abs(box.left - rowBox.left - 4 * cell) < 1, `the run after two wide characters starts at column 4 (${(box.left - rowBox.left) / cell})`);
+    ok(
+      Math.abs(box.left - rowBox.left - 4 * cell) < 1,
+      `the run after two wide characters starts at column 4 (${(box.left - rowBox.left) / cell})`,
+    );
     ok(Math.abs(box.width - 4 * cell) < 1, 'and is 4 cells wide');
     ok(Math.abs(box.height - rowBox.height) < 0.5, `its background fills the row (${box.height} of ${rowBox.height} px)`);
     const blue = runs.find((span) => span.textContent === 'blue')!;
@@ -78,7 +84,10 @@ describe('<shared-terminal>', () => {
     m.server.output('\r\none more line');
     await parsedAll(m);
     await nextFrames(2);
-    ok(selection.children.length > 0 && (selection.children[0] as HTMLElement).style.top !== top, 'it moves up with its text when output scrolls');
+    ok(
+      selection.children.length > 0 && (selection.children[0] as HTMLElement).style.top !== top,
+      'it moves up with its text when output scrolls',
+    );
     term.clearSelection();
     await nextFrames(2);
     equal(selection.children.length, 0, 'a cleared selection is gone');
@@ -89,14 +98,23 @@ describe('<shared-terminal>', () => {
     m.el.focusTerminal();
     await sendKeys({ type: 'echo hi' });
     await until(() => m.el.lease.state === 'requested', 'lease requested');
-    deepEqual(m.server.framesOfType('begin').map((f) => f.input), ['e']);
+    deepEqual(
+      m.server.framesOfType('begin').map((f) => f.input),
+      ['e'],
+    );
     deepEqual(m.server.framesOfType('input'), []);
     m.server.grant();
     await until(() => m.server.framesOfType('input').length === 1, 'held keys sent');
-    deepEqual(m.server.framesOfType('input').map((f) => f.input), ['cho hi']);
+    deepEqual(
+      m.server.framesOfType('input').map((f) => f.input),
+      ['cho hi'],
+    );
     await sendKeys({ press: 'Enter' });
     await until(() => m.server.framesOfType('input').length === 2, 'enter sent');
-    deepEqual(m.server.framesOfType('input').map((f) => f.input), ['cho hi', '\r']);
+    deepEqual(
+      m.server.framesOfType('input').map((f) => f.input),
+      ['cho hi', '\r'],
+    );
     deepEqual(m.server.framesOfType('begin').length, 1);
   });
 
@@ -147,7 +165,10 @@ describe('<shared-terminal>', () => {
     data.setData('text/plain', '\x1b[O');
     textarea.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }));
     await until(() => m.server.framesOfType('input').length === 2, 'a paste that looks like a focus report is sent');
-    deepEqual(m.server.framesOfType('input').map((f) => f.input), ['z', '\x1b[O']);
+    deepEqual(
+      m.server.framesOfType('input').map((f) => f.input),
+      ['z', '\x1b[O'],
+    );
   });
 
   it('read-only views disable input, takeover and reset', async () => {
@@ -160,7 +181,10 @@ describe('<shared-terminal>', () => {
     m.el.focusTerminal();
     await sendKeys({ type: 'ls' });
     await new Promise((r) => setTimeout(r, 50));
-    deepEqual(m.server.received.filter((r) => r.frame.type !== 'ack' && r.frame.type !== 'ping'), []);
+    deepEqual(
+      m.server.received.filter((r) => r.frame.type !== 'ack' && r.frame.type !== 'ping'),
+      [],
+    );
   });
 
   it('a touch device gets a read-only view', async () => {
@@ -176,7 +200,10 @@ describe('<shared-terminal>', () => {
   });
 
   it('shows the lease flow: model busy, Take over input, granted, Interrupt input', async () => {
-    const m = await mount({ mode: 'shell', status: { queueStatus: 'busy', holder: 'model-send', takeoverId: '9', inputWait: { command: 'python3', secret: false } } });
+    const m = await mount({
+      mode: 'shell',
+      status: { queueStatus: 'busy', holder: 'model-send', takeoverId: '9', inputWait: { command: 'python3', secret: false } },
+    });
     const status = (): string => shadow(m.el, '[part="status"]').textContent!.replace(/\s+/g, ' ');
     ok(status().startsWith(' Controller') || status().startsWith('Controller'), status());
     ok(status().includes('model holds input'), status());
@@ -186,7 +213,10 @@ describe('<shared-terminal>', () => {
     takeover.focus();
     await sendKeys({ press: 'Enter' });
     await until(() => m.el.lease.state === 'granted', 'granted');
-    deepEqual(m.server.framesOfType('takeover').map((f) => f.takeoverId), ['9']);
+    deepEqual(
+      m.server.framesOfType('takeover').map((f) => f.takeoverId),
+      ['9'],
+    );
     ok(status().includes('you hold input'), status());
     const interrupt = shadow(m.el, '.interrupt') as HTMLButtonElement;
     await m.el.updateComplete;
@@ -203,7 +233,10 @@ describe('<shared-terminal>', () => {
     const text = shadow(m.el, '[part="status"]').textContent!;
     ok(text.includes('1 queued'), text);
     ok(text.includes('model operation waiting'), text);
-    const status = m.events.filter((e) => e.type === 'shared-terminal-status').at(-1)!.detail as { modelWaiting: boolean; pendingCount: number };
+    const status = m.events.filter((e) => e.type === 'shared-terminal-status').at(-1)!.detail as {
+      modelWaiting: boolean;
+      pendingCount: number;
+    };
     equal(status.modelWaiting, true);
     equal(status.pendingCount, 1);
   });
@@ -238,12 +271,17 @@ describe('<shared-terminal>', () => {
     equal(m.el.shadowRoot!.activeElement, shadow(m.el, '.confirm .cancel'), 'Cancel has the focus');
     shadow(m.el, '.confirm-reset').click();
     await until(() => m.el.generation === 2, 'the next generation is shown');
-    deepEqual(m.server.framesOfType('reset').map((f) => f.confirmed), [true]);
-    const generations = m.events.filter((e) => e.type === 'shared-terminal-generation').map((e) => (e.detail as { generation: number }).generation);
+    deepEqual(
+      m.server.framesOfType('reset').map((f) => f.confirmed),
+      [true],
+    );
+    const generations = m.events
+      .filter((e) => e.type === 'shared-terminal-generation')
+      .map((e) => (e.detail as { generation: number }).generation);
     deepEqual(generations, [1, 2]);
   });
 
-  it('a new generation shows the cursor\'s line, wherever the person had scrolled the panel', async () => {
+  it("a new generation shows the cursor's line, wherever the person had scrolled the panel", async () => {
     const m = await mount({ rows: 40, cols: 80 });
     m.el.style.setProperty('--shared-terminal-max-height', '200px');
     await m.el.updateComplete;
@@ -316,7 +354,13 @@ describe('<shared-terminal>', () => {
     m.server.notice('resynced');
     await until(() => m.events.some((e) => e.type === 'shared-terminal-notice'), 'notice event');
     const types = new Set(m.events.map((e) => e.type));
-    for (const type of ['shared-terminal-connection', 'shared-terminal-role', 'shared-terminal-status', 'shared-terminal-generation', 'shared-terminal-notice'])
+    for (const type of [
+      'shared-terminal-connection',
+      'shared-terminal-role',
+      'shared-terminal-status',
+      'shared-terminal-generation',
+      'shared-terminal-notice',
+    ])
       ok(types.has(type), `${type} fired`);
     ok(shadow(m.el, '[part="notice"]').textContent!.includes('refreshed from the server'));
   });

@@ -11,7 +11,7 @@ afterEach(() => {
 });
 
 describe('<shared-terminal> in a flood', () => {
-  it('draws a flood\'s catch-ups on one canvas without building rows, keeps the keys, draws output that follows at once there too, and gives the rows back when output streams later', async () => {
+  it("draws a flood's catch-ups on one canvas without building rows, keeps the keys, draws output that follows at once there too, and gives the rows back when output streams later", async () => {
     const m = await mount({ rows: 10, cols: 60 });
     m.server.output('before the flood\r\n');
     await parsedAll(m);
@@ -49,11 +49,19 @@ describe('<shared-terminal> in a flood', () => {
     ok(/caught up/.test(screenText(m.el)), 'xterm.js parsed the screen (its buffer stays the truth)');
 
     await sendKeys({ type: 'k' });
-    await until(() => [...m.server.framesOfType('begin'), ...m.server.framesOfType('input')].some((f) => f.input.includes('k')), 'the key went out');
+    await until(
+      () => [...m.server.framesOfType('begin'), ...m.server.framesOfType('input')].some((f) => f.input.includes('k')),
+      'the key went out',
+    );
 
     // Two more catch-ups back to back (a flood), then output right after them (a flood's little output
     // between two screens): it stays on the canvas.
-    const drawnAt = (row: number) => [...canvas.getContext('2d')!.getImageData(Math.floor(2 * cellWidth * ratio), Math.floor((row + 0.5) * cellHeight * ratio), 1, 1).data.slice(0, 3)];
+    const drawnAt = (row: number) => [
+      ...canvas
+        .getContext('2d')!
+        .getImageData(Math.floor(2 * cellWidth * ratio), Math.floor((row + 0.5) * cellHeight * ratio), 1, 1)
+        .data.slice(0, 3),
+    ];
     observer.observe(rows, { childList: true, subtree: true });
     for (let i = 0; i < 2; i++) {
       m.server.sequence += 40;
@@ -159,6 +167,9 @@ describe('<shared-terminal> in a flood', () => {
     counting = false;
     ok(/caught up with the flood/.test(screenText(m.el)), 'the catch-up replaced the screen');
     const acked = acks.find((a) => a.sequence === m.server.sequence)!.t;
-    ok(frames.some((t) => t >= parsedAt && t <= acked), 'a frame began between the catch-up\'s parse and its ack');
+    ok(
+      frames.some((t) => t >= parsedAt && t <= acked),
+      "a frame began between the catch-up's parse and its ack",
+    );
   });
 });

@@ -49,7 +49,10 @@ describe('host styles', () => {
     document.body.append(host);
     const styled = await layout(await mount({ rows: 5, cols: 40 }, {}, host));
     for (const [key, value] of Object.entries(plain.styles)) equal(styled.styles[key], value, key);
-    ok(Math.abs(styled.textOffset - plain.textOffset) < 0.5, `the first row's text starts where it does in a plain page (${styled.textOffset} vs ${plain.textOffset} px)`);
-    equal(Math.round(plain.textOffset), 0, 'at the row\'s left edge');
+    ok(
+      Math.abs(styled.textOffset - plain.textOffset) < 0.5,
+      `the first row's text starts where it does in a plain page (${styled.textOffset} vs ${plain.textOffset} px)`,
+    );
+    equal(Math.round(plain.textOffset), 0, "at the row's left edge");
   });
 });

@@ -13,7 +13,18 @@ let sequence = 0;
 function snapshot(generation: number, rows: number, historyLines: number): SnapshotFrame {
   sequence += 1;
   const history = Array.from({ length: historyLines }, (_, i) => `old ${i}\r\n`).join('');
-  return { v: PROTOCOL_VERSION, type: 'snapshot', generation, sequence, rows, cols: 40, replay: `${history}screen ${sequence}`, historyLines, truncated: false, scrollbackLines: 100 };
+  return {
+    v: PROTOCOL_VERSION,
+    type: 'snapshot',
+    generation,
+    sequence,
+    rows,
+    cols: 40,
+    replay: `${history}screen ${sequence}`,
+    historyLines,
+    truncated: false,
+    scrollbackLines: 100,
+  };
 }
 
 function rig() {
@@ -42,10 +53,46 @@ type Step = [generation: number, rows: number, historyLines: number];
 // Each case: snapshots one after the other (each shown before the next), then what the stack says.
 const cases: Array<{ name: string; steps: Step[]; shown: string[]; kept: boolean; wrappers: number }> = [
   { name: 'a first snapshot gets a fresh renderer', steps: [[1, 10, 0]], shown: ['fresh'], kept: true, wrappers: 1 },
-  { name: 'a screen without history for the same screen is written in place', steps: [[1, 10, 0], [1, 10, 0]], shown: ['fresh', 'in-place'], kept: true, wrappers: 1 },
-  { name: 'a snapshot with history for the same screen is staged and swapped in', steps: [[1, 10, 0], [1, 10, 20]], shown: ['fresh', 'swapped'], kept: false, wrappers: 1 },
-  { name: 'another generation gets a fresh renderer', steps: [[1, 10, 0], [2, 10, 0]], shown: ['fresh', 'fresh'], kept: false, wrappers: 1 },
-  { name: 'another size gets a fresh renderer', steps: [[1, 10, 0], [1, 12, 0]], shown: ['fresh', 'fresh'], kept: false, wrappers: 1 },
+  {
+    name: 'a screen without history for the same screen is written in place',
+    steps: [
+      [1, 10, 0],
+      [1, 10, 0],
+    ],
+    shown: ['fresh', 'in-place'],
+    kept: true,
+    wrappers: 1,
+  },
+  {
+    name: 'a snapshot with history for the same screen is staged and swapped in',
+    steps: [
+      [1, 10, 0],
+      [1, 10, 20],
+    ],
+    shown: ['fresh', 'swapped'],
+    kept: false,
+    wrappers: 1,
+  },
+  {
+    name: 'another generation gets a fresh renderer',
+    steps: [
+      [1, 10, 0],
+      [2, 10, 0],
+    ],
+    shown: ['fresh', 'fresh'],
+    kept: false,
+    wrappers: 1,
+  },
+  {
+    name: 'another size gets a fresh renderer',
+    steps: [
+      [1, 10, 0],
+      [1, 12, 0],
+    ],
+    shown: ['fresh', 'fresh'],
+    kept: false,
+    wrappers: 1,
+  },
 ];
 
 describe('RendererStack', () => {

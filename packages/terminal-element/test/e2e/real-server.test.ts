@@ -12,7 +12,8 @@ let browser: Browser;
 let page: Page;
 
 /** Poll until `check` holds (test-support's waitFor, at this suite's pace). */
-const until = <T>(check: () => Promise<T>, what: string, timeoutMs = 20_000): Promise<NonNullable<T>> => waitFor(check, what, timeoutMs, 50);
+const until = <T>(check: () => Promise<T>, what: string, timeoutMs = 20_000): Promise<NonNullable<T>> =>
+  waitFor(check, what, timeoutMs, 50);
 
 function screen(): Promise<string> {
   return page.evaluate(() => {
@@ -25,11 +26,27 @@ function screen(): Promise<string> {
   });
 }
 
-function view(): Promise<{ state: string; role: string | null; generation: number | null; rows?: number; cols?: number; lease: string; sockets: number }> {
+function view(): Promise<{
+  state: string;
+  role: string | null;
+  generation: number | null;
+  rows?: number;
+  cols?: number;
+  lease: string;
+  sockets: number;
+}> {
   return page.evaluate(() => {
     const el = document.querySelector('shared-terminal')!;
     const w = window as unknown as { __sockets: number };
-    return { state: el.connectionState, role: el.role, generation: el.generation, rows: el.renderer?.rows, cols: el.renderer?.cols, lease: el.lease.state, sockets: w.__sockets };
+    return {
+      state: el.connectionState,
+      role: el.role,
+      generation: el.generation,
+      rows: el.renderer?.rows,
+      cols: el.renderer?.cols,
+      lease: el.lease.state,
+      sockets: w.__sockets,
+    };
   });
 }
 
@@ -43,10 +60,13 @@ async function runAtPrompt(command: string, expect: RegExp): Promise<string> {
   await page.locator('shared-terminal .renderer:not(.staged) .xterm-screen').click();
   await page.keyboard.type(command, { delay: 10 });
   await page.keyboard.press('Enter');
-  return until(async () => {
-    const text = await screen();
-    return expect.test(text) && (await view()).lease === 'none' ? text : '';
-  }, `${JSON.stringify(command)} to finish`);
+  return until(
+    async () => {
+      const text = await screen();
+      return expect.test(text) && (await view()).lease === 'none' ? text : '';
+    },
+    `${JSON.stringify(command)} to finish`,
+  );
 }
 
 async function open(): Promise<void> {
@@ -187,7 +207,12 @@ test('a reconnect shows the screen with the newest history first, then the whole
     w.__sampling = false;
     const el = document.querySelector('shared-terminal')!;
     const buffer = el.renderer!.buffer.active;
-    return { blank: w.__blank, samples: w.__samples, renderers: el.shadowRoot!.querySelectorAll('.renderer').length, fromBottom: buffer.baseY - buffer.viewportY };
+    return {
+      blank: w.__blank,
+      samples: w.__samples,
+      renderers: el.shadowRoot!.querySelectorAll('.renderer').length,
+      fromBottom: buffer.baseY - buffer.viewportY,
+    };
   });
   assert.equal(screens[0]!.historyLines, 500, 'the first screen came with the newest 500 rows');
   assert.equal(screens[0]!.truncated, true);
@@ -257,7 +282,10 @@ test('Reset Terminal asks first, then shows the next generation', async () => {
   await new Promise((r) => setTimeout(r, 200));
   assert.equal(owner.state().generation, generationBefore, 'nothing is reset before the confirmation');
   await page.locator('shared-terminal .confirm-reset').click();
-  await until(async () => (await view()).generation === generationBefore! + 1 && (await view()).state === 'connected', 'the next generation');
+  await until(
+    async () => (await view()).generation === generationBefore! + 1 && (await view()).state === 'connected',
+    'the next generation',
+  );
   await until(async () => /[$#] $/m.test(await screen()), 'a fresh prompt');
   assert.doesNotMatch(await screen(), /shell-42/);
   await runAtPrompt('echo "[${KEPT:-gone}]"', /^\[gone\]$/m);

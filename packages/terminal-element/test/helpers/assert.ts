@@ -5,7 +5,8 @@ export function ok(value: unknown, message = 'expected a truthy value'): asserts
   if (!value) throw new Error(message);
 }
 export function equal<T>(actual: T, expected: T, message = ''): void {
-  if (!Object.is(actual, expected)) throw new Error(`${message ? message + ': ' : ''}expected ${JSON.stringify(expected)}, got ${JSON.stringify(actual)}`);
+  if (!Object.is(actual, expected))
+    throw new Error(`${message ? message + ': ' : ''}expected ${JSON.stringify(expected)}, got ${JSON.stringify(actual)}`);
 }
 export function deepEqual(actual: unknown, expected: unknown, message = ''): void {
   const a = JSON.stringify(actual);

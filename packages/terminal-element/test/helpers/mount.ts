@@ -10,9 +10,15 @@ export interface Mounted {
   events: Array<{ type: string; detail: unknown }>;
 }
 
-export const EVENT_TYPES = ['connection', 'role', 'status', 'lease', 'notice', 'generation', 'toggle', 'font-size'].map((t) => `shared-terminal-${t}`);
+export const EVENT_TYPES = ['connection', 'role', 'status', 'lease', 'notice', 'generation', 'toggle', 'font-size'].map(
+  (t) => `shared-terminal-${t}`,
+);
 
-export async function mount(serverOptions: ScriptedServerOptions = {}, attrs: Record<string, string> = {}, parent: HTMLElement = document.body): Promise<Mounted> {
+export async function mount(
+  serverOptions: ScriptedServerOptions = {},
+  attrs: Record<string, string> = {},
+  parent: HTMLElement = document.body,
+): Promise<Mounted> {
   const server = new ScriptedServer(serverOptions);
   const el = document.createElement('shared-terminal');
   for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, v);

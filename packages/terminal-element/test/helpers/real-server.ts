@@ -9,7 +9,14 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { elementPage, startPageServer } from '@shared-terminal/test-support/page-server';
-import { TerminalHub, createNodePtyProvider, createTerminalTransport, resolveConfig, type TerminalTransport, type TransportHumanSettled } from '@shared-terminal/server';
+import {
+  TerminalHub,
+  createNodePtyProvider,
+  createTerminalTransport,
+  resolveConfig,
+  type TerminalTransport,
+  type TransportHumanSettled,
+} from '@shared-terminal/server';
 
 export const OWNER_ID = 'agent-e2e';
 const BUNDLE = new URL('../../dist/index.js', import.meta.url);

@@ -21,7 +21,13 @@ interface Rig {
 async function connected(serverOptions: ScriptedServerOptions = {}, options: Partial<ConnectionOptions> = {}): Promise<Rig> {
   const server = new ScriptedServer(serverOptions);
   const timers = new ManualTimers();
-  const connection = new TerminalConnection({ connector: server.connector, createSocket: server.createSocket, timers, heartbeatMs: 0, ...options });
+  const connection = new TerminalConnection({
+    connector: server.connector,
+    createSocket: server.createSocket,
+    timers,
+    heartbeatMs: 0,
+    ...options,
+  });
   const rig: Rig = { server, connection, timers, notices: [], states: [], outputs: [], snapshots: 0 };
   connection.on('notice', (n) => rig.notices.push(n));
   connection.on('state', (s) => rig.states.push(s.state));
@@ -145,7 +151,10 @@ test('keys typed before the grant are held and sent once after it: first key in 
   rig.server.setStatus({ holder: 'human', queueStatus: 'busy' });
   assert.deepEqual(types(rig), ['begin', 'input']);
   rig.connection.input('x');
-  assert.deepEqual(rig.server.framesOfType('input').map((f) => f.input), ['cho hi\r', 'x']);
+  assert.deepEqual(
+    rig.server.framesOfType('input').map((f) => f.input),
+    ['cho hi\r', 'x'],
+  );
 });
 
 test('held keys are discarded with a notice when the lease is refused', async () => {
@@ -169,7 +178,10 @@ test('after a reconnect, held keys go out only if the lease is announced before 
   rig.server.lease = { id: 1, state: 'granted', origin: 'idle' }; // the server kept the lease
   rig.timers.advance(250);
   await settle();
-  assert.deepEqual(rig.server.framesOfType('input').map((f) => f.input), ['b']);
+  assert.deepEqual(
+    rig.server.framesOfType('input').map((f) => f.input),
+    ['b'],
+  );
 
   const lost = await connected();
   lost.connection.input('a');
@@ -192,7 +204,10 @@ test('typing while the model holds the terminal sends nothing and asks to take o
   assert.deepEqual(rig.server.framesOfType('takeover'), [{ v: 1, type: 'takeover', generation: 1, takeoverId: '7' }]);
   rig.connection.input('y'); // before the grant: held
   rig.server.grant('takeover');
-  assert.deepEqual(rig.server.framesOfType('input').map((f) => f.input), ['y']);
+  assert.deepEqual(
+    rig.server.framesOfType('input').map((f) => f.input),
+    ['y'],
+  );
   assert.equal(rig.connection.canInterrupt, true);
   rig.connection.interrupt();
   assert.equal(types(rig).at(-1), 'interrupt');
@@ -205,10 +220,16 @@ test('input that would make a frame larger than maxInputBytes is refused with a 
   rig.connection.input('xy'); // 9: the held frame would be over 8
   assert.deepEqual(codes(rig), ['input-limit']);
   rig.server.grant();
-  assert.deepEqual(rig.server.framesOfType('input').map((f) => f.input), ['好']);
+  assert.deepEqual(
+    rig.server.framesOfType('input').map((f) => f.input),
+    ['好'],
+  );
   rig.connection.input('12345678'); // after the grant each frame stands alone; the server counts the total
   rig.connection.input('123456789');
-  assert.deepEqual(rig.server.framesOfType('input').map((f) => f.input), ['好', '12345678']);
+  assert.deepEqual(
+    rig.server.framesOfType('input').map((f) => f.input),
+    ['好', '12345678'],
+  );
   assert.deepEqual(codes(rig), ['input-limit', 'input-limit']);
   assert.equal(rig.server.sockets[0]!.closed, false, 'no frame failed validation');
 });
@@ -249,7 +270,7 @@ test('no automatic retry after the terminal was disposed (4002); the proof is fo
   assert.ok(codes(rig).includes('disposed'));
 });
 
-test('no automatic retry after the host refused the page (4005); the reason is the notice\'s detail', async () => {
+test("no automatic retry after the host refused the page (4005); the reason is the notice's detail", async () => {
   const rig = await connected();
   const reason = 'origin http://127.0.0.1:5174 is not allowed: start the server with --allow-origin http://127.0.0.1:5174';
   rig.server.socket!.serverClose(CloseCode.refused, reason);
@@ -258,7 +279,10 @@ test('no automatic retry after the host refused the page (4005); the reason is t
   rig.timers.advance(60_000);
   await settle();
   assert.equal(rig.server.connectorCalls.length, 1, 'no retry');
-  assert.deepEqual(rig.notices.filter((n) => n.code === 'refused' || n.code === 'reconnecting'), [{ code: 'refused', detail: reason }]);
+  assert.deepEqual(
+    rig.notices.filter((n) => n.code === 'refused' || n.code === 'reconnecting'),
+    [{ code: 'refused', detail: reason }],
+  );
 });
 
 test('no automatic retry after the view was disposed', async () => {
@@ -325,20 +349,29 @@ test('acks report the parsed sequence once the renderer caught up', async () => 
   rig.connection.parsed(1, 1);
   assert.deepEqual(rig.server.framesOfType('ack'), []);
   rig.connection.parsed(2, 1);
-  assert.deepEqual(rig.server.framesOfType('ack').map((f) => f.sequence), [2]);
+  assert.deepEqual(
+    rig.server.framesOfType('ack').map((f) => f.sequence),
+    [2],
+  );
 });
 
 test('every snapshot is acked once parsed, even one with a sequence acked before (the server counts its replay until then)', async () => {
   const rig = await connected();
   rig.server.output('a');
   rig.connection.parsed(1, 1);
-  assert.deepEqual(rig.server.framesOfType('ack').map((f) => f.sequence), [1]);
+  assert.deepEqual(
+    rig.server.framesOfType('ack').map((f) => f.sequence),
+    [1],
+  );
   // A catch-up, then the full snapshot at the same sequence once output went quiet.
   rig.server.send(rig.server.snapshotFrame());
   rig.connection.parsed(1, 0);
   rig.server.send(rig.server.snapshotFrame());
   rig.connection.parsed(1, 0);
-  assert.deepEqual(rig.server.framesOfType('ack').map((f) => f.sequence), [1, 1, 1]);
+  assert.deepEqual(
+    rig.server.framesOfType('ack').map((f) => f.sequence),
+    [1, 1, 1],
+  );
   // Outputs after it are acked as before: not twice.
   rig.connection.parsed(1, 0);
   assert.equal(rig.server.framesOfType('ack').length, 3);
@@ -357,7 +390,11 @@ test('a view that asked to be read only offers no reset, even when the server st
   // A server that ignores mode.readonly (an older one): the element disables Reset Terminal for a view that
   // asked to be read only, and the connection must agree rather than send the reset.
   const server = new ScriptedServer({});
-  const createSocket: ConnectionOptions['createSocket'] = (url, protocols) => server.createSocket(url, protocols.filter((p) => p !== READONLY_SUBPROTOCOL));
+  const createSocket: ConnectionOptions['createSocket'] = (url, protocols) =>
+    server.createSocket(
+      url,
+      protocols.filter((p) => p !== READONLY_SUBPROTOCOL),
+    );
   const rig = await connected({}, { readonly: true, createSocket, connector: server.connector });
   assert.equal(rig.connection.state, 'connected');
   assert.equal(rig.connection.role, 'controller');

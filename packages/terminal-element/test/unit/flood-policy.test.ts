@@ -6,7 +6,11 @@ import { ManualTimers } from '../helpers/manual-timers.ts';
 
 function rig(): { timers: ManualTimers; policy: FloodPolicy } {
   const timers = new ManualTimers();
-  const clock: Clock = { now: () => timers.now, setTimeout: (c, ms) => timers.setTimeout(c, ms), clearTimeout: (h) => timers.clearTimeout(h) };
+  const clock: Clock = {
+    now: () => timers.now,
+    setTimeout: (c, ms) => timers.setTimeout(c, ms),
+    clearTimeout: (h) => timers.clearTimeout(h),
+  };
   return { timers, policy: new FloodPolicy(clock) };
 }
 
@@ -15,7 +19,13 @@ const L = FLOOD_LINGER_MS;
 const cases: Array<{ name: string; catchUps: number[]; outputAt: number; onCanvas: boolean; state: string }> = [
   { name: 'a single catch-up is no flood', catchUps: [0], outputAt: 10, onCanvas: false, state: 'single' },
   { name: 'two catch-ups close together are a flood', catchUps: [0, 100], outputAt: 110, onCanvas: true, state: 'flooding' },
-  { name: 'output a linger after the last catch-up goes to the rows', catchUps: [0, 100], outputAt: 100 + L, onCanvas: false, state: 'flooding' },
+  {
+    name: 'output a linger after the last catch-up goes to the rows',
+    catchUps: [0, 100],
+    outputAt: 100 + L,
+    onCanvas: false,
+    state: 'flooding',
+  },
   { name: 'catch-ups a linger apart are singles', catchUps: [0, L], outputAt: L + 10, onCanvas: false, state: 'single' },
   { name: 'a flood that goes on stays one', catchUps: [0, 300, 600, 900], outputAt: 1000, onCanvas: true, state: 'flooding' },
 ];

@@ -9,11 +9,38 @@ type Step = ['advance', number] | ['heard'] | ['stop'] | ['start'];
 const cases: Array<{ name: string; steps: Step[]; pings: number[]; dead: number; state: string }> = [
   { name: 'one quiet interval pings once', steps: [['advance', 1000]], pings: [1], dead: 0, state: 'beating:1' },
   { name: 'two quiet intervals ping twice', steps: [['advance', 2000]], pings: [1, 2], dead: 0, state: 'beating:2' },
-  { name: 'the third quiet interval is dead, once', steps: [['advance', 3000], ['advance', 5000]], pings: [1, 2], dead: 1, state: 'stopped' },
-  { name: 'a frame starts the count over', steps: [['advance', 2000], ['heard'], ['advance', 2000]], pings: [1, 2, 1, 2], dead: 0, state: 'beating:2' },
-  { name: 'a frame each interval never dies', steps: [['advance', 1000], ['heard'], ['advance', 1000], ['heard'], ['advance', 1000], ['heard'], ['advance', 1000]], pings: [1, 1, 1, 1], dead: 0, state: 'beating:1' },
+  {
+    name: 'the third quiet interval is dead, once',
+    steps: [
+      ['advance', 3000],
+      ['advance', 5000],
+    ],
+    pings: [1, 2],
+    dead: 1,
+    state: 'stopped',
+  },
+  {
+    name: 'a frame starts the count over',
+    steps: [['advance', 2000], ['heard'], ['advance', 2000]],
+    pings: [1, 2, 1, 2],
+    dead: 0,
+    state: 'beating:2',
+  },
+  {
+    name: 'a frame each interval never dies',
+    steps: [['advance', 1000], ['heard'], ['advance', 1000], ['heard'], ['advance', 1000], ['heard'], ['advance', 1000]],
+    pings: [1, 1, 1, 1],
+    dead: 0,
+    state: 'beating:1',
+  },
   { name: 'stop cancels the next beat', steps: [['advance', 1000], ['stop'], ['advance', 10000]], pings: [1], dead: 0, state: 'stopped' },
-  { name: 'start again counts from zero', steps: [['advance', 2000], ['start'], ['advance', 1000]], pings: [1, 2, 1], dead: 0, state: 'beating:1' },
+  {
+    name: 'start again counts from zero',
+    steps: [['advance', 2000], ['start'], ['advance', 1000]],
+    pings: [1, 2, 1],
+    dead: 0,
+    state: 'beating:1',
+  },
   { name: 'heard while stopped does not start it', steps: [['stop'], ['heard'], ['advance', 5000]], pings: [], dead: 0, state: 'stopped' },
 ];
 

@@ -19,7 +19,14 @@ const idleStatus: StatusFrame = {
 };
 const status = (patch: Partial<StatusFrame>): StatusFrame => ({ ...idleStatus, ...patch });
 const live: GateView = { role: 'controller', readonlyRequested: false, connected: true, status: idleStatus };
-const lease = (state: LeaseFrame['state'], leaseId = 1): LeaseFrame => ({ v: PROTOCOL_VERSION, type: 'lease', generation: 1, state, leaseId, origin: 'idle' });
+const lease = (state: LeaseFrame['state'], leaseId = 1): LeaseFrame => ({
+  v: PROTOCOL_VERSION,
+  type: 'lease',
+  generation: 1,
+  state,
+  leaseId,
+  origin: 'idle',
+});
 
 interface Rig {
   gate: InputGate;
@@ -42,20 +49,90 @@ function attachedWith(state: LeaseFrame['state'] | 'none' | 'requested'): Rig {
   return r;
 }
 
-const cases: Array<{ name: string; lease: 'none' | 'requested' | 'queued' | 'granted'; view: GateView; key: string; decision: InputDecision; held: string }> = [
-  { name: 'read-only role: refused', lease: 'none', view: { ...live, role: 'readonly' }, key: 'a', decision: { kind: 'refused', notice: 'readonly' }, held: '' },
-  { name: 'asked read only, no role yet: refused', lease: 'none', view: { ...live, role: null, readonlyRequested: true }, key: 'a', decision: { kind: 'refused', notice: 'readonly' }, held: '' },
+const cases: Array<{
+  name: string;
+  lease: 'none' | 'requested' | 'queued' | 'granted';
+  view: GateView;
+  key: string;
+  decision: InputDecision;
+  held: string;
+}> = [
+  {
+    name: 'read-only role: refused',
+    lease: 'none',
+    view: { ...live, role: 'readonly' },
+    key: 'a',
+    decision: { kind: 'refused', notice: 'readonly' },
+    held: '',
+  },
+  {
+    name: 'asked read only, no role yet: refused',
+    lease: 'none',
+    view: { ...live, role: null, readonlyRequested: true },
+    key: 'a',
+    decision: { kind: 'refused', notice: 'readonly' },
+    held: '',
+  },
   { name: 'granted and live: sent', lease: 'granted', view: live, key: 'ls\r', decision: { kind: 'send', input: 'ls\r' }, held: '' },
-  { name: 'granted, one frame over the limit: refused', lease: 'granted', view: live, key: 'x'.repeat(17), decision: { kind: 'refused', notice: 'input-limit' }, held: '' },
-  { name: 'granted but the socket is away: held', lease: 'granted', view: { ...live, connected: false }, key: 'a', decision: { kind: 'held' }, held: 'a' },
+  {
+    name: 'granted, one frame over the limit: refused',
+    lease: 'granted',
+    view: live,
+    key: 'x'.repeat(17),
+    decision: { kind: 'refused', notice: 'input-limit' },
+    held: '',
+  },
+  {
+    name: 'granted but the socket is away: held',
+    lease: 'granted',
+    view: { ...live, connected: false },
+    key: 'a',
+    decision: { kind: 'held' },
+    held: 'a',
+  },
   { name: 'requested: held', lease: 'requested', view: live, key: 'a', decision: { kind: 'held' }, held: 'a' },
   { name: 'queued: held', lease: 'queued', view: live, key: 'a', decision: { kind: 'held' }, held: 'a' },
-  { name: 'no lease, not connected: refused', lease: 'none', view: { ...live, connected: false }, key: 'a', decision: { kind: 'refused', notice: 'not-connected' }, held: '' },
-  { name: 'no lease, queue busy: refused', lease: 'none', view: { ...live, status: status({ holder: 'model-send' }) }, key: 'a', decision: { kind: 'refused', notice: 'busy' }, held: '' },
-  { name: 'no lease, blocked: refused', lease: 'none', view: { ...live, status: status({ queueStatus: 'blocked' }) }, key: 'a', decision: { kind: 'refused', notice: 'blocked' }, held: '' },
-  { name: 'no lease, exited: refused', lease: 'none', view: { ...live, status: status({ process: { kind: 'exited', exitCode: 0, signal: null } }) }, key: 'a', decision: { kind: 'refused', notice: 'exited' }, held: '' },
+  {
+    name: 'no lease, not connected: refused',
+    lease: 'none',
+    view: { ...live, connected: false },
+    key: 'a',
+    decision: { kind: 'refused', notice: 'not-connected' },
+    held: '',
+  },
+  {
+    name: 'no lease, queue busy: refused',
+    lease: 'none',
+    view: { ...live, status: status({ holder: 'model-send' }) },
+    key: 'a',
+    decision: { kind: 'refused', notice: 'busy' },
+    held: '',
+  },
+  {
+    name: 'no lease, blocked: refused',
+    lease: 'none',
+    view: { ...live, status: status({ queueStatus: 'blocked' }) },
+    key: 'a',
+    decision: { kind: 'refused', notice: 'blocked' },
+    held: '',
+  },
+  {
+    name: 'no lease, exited: refused',
+    lease: 'none',
+    view: { ...live, status: status({ process: { kind: 'exited', exitCode: 0, signal: null } }) },
+    key: 'a',
+    decision: { kind: 'refused', notice: 'exited' },
+    held: '',
+  },
   { name: 'no lease, idle prompt: begin', lease: 'none', view: live, key: 'a', decision: { kind: 'begin', input: 'a' }, held: '' },
-  { name: 'no lease, idle prompt, key over the limit: refused', lease: 'none', view: live, key: 'é'.repeat(9), decision: { kind: 'refused', notice: 'input-limit' }, held: '' },
+  {
+    name: 'no lease, idle prompt, key over the limit: refused',
+    lease: 'none',
+    view: live,
+    key: 'é'.repeat(9),
+    decision: { kind: 'refused', notice: 'input-limit' },
+    held: '',
+  },
 ];
 
 for (const c of cases) {
@@ -89,7 +166,13 @@ test('input gate: held keys leave once, when granted on a live socket', () => {
 // After a reconnect: [lease frame before the first status?] → does the lease (and the held keys) survive?
 const reattach: Array<{ name: string; announce: boolean; lease: string; held: string; notices: ViewNoticeCode[] }> = [
   { name: 'the server announced the lease again: keys survive', announce: true, lease: 'granted', held: 'ab', notices: [] },
-  { name: 'no announcement before the first status: keys dropped, with a notice', announce: false, lease: 'none', held: '', notices: ['discarded-input'] },
+  {
+    name: 'no announcement before the first status: keys dropped, with a notice',
+    announce: false,
+    lease: 'none',
+    held: '',
+    notices: ['discarded-input'],
+  },
 ];
 for (const c of reattach) {
   test(`input gate: ${c.name}`, () => {

@@ -6,7 +6,11 @@ import { ManualTimers } from '../helpers/manual-timers.ts';
 
 const cases: Array<{ name: string; ops: Array<'fail' | 'reset'>; delays: number[] }> = [
   { name: 'doubles from the initial delay', ops: ['fail', 'fail', 'fail', 'fail'], delays: [250, 500, 1000, 2000] },
-  { name: 'stops at the cap', ops: ['fail', 'fail', 'fail', 'fail', 'fail', 'fail', 'fail', 'fail'], delays: [250, 500, 1000, 2000, 4000, 8000, 8000, 8000] },
+  {
+    name: 'stops at the cap',
+    ops: ['fail', 'fail', 'fail', 'fail', 'fail', 'fail', 'fail', 'fail'],
+    delays: [250, 500, 1000, 2000, 4000, 8000, 8000, 8000],
+  },
   { name: 'a reset starts over', ops: ['fail', 'fail', 'fail', 'reset', 'fail', 'fail'], delays: [250, 500, 1000, 250, 500] },
 ];
 

@@ -10,12 +10,42 @@ type Step =
 
 const streams: Array<{ name: string; steps: Step[]; state: StreamState; sequence: number }> = [
   { name: 'output before a snapshot is ignored', steps: [{ output: [1, 1], verdict: 'ignore' }], state: 'no-snapshot', sequence: 0 },
-  { name: 'output in order applies', steps: [{ snapshot: [1, 4] }, { output: [1, 5], verdict: 'apply' }, { output: [1, 6], verdict: 'apply' }], state: 'in-step', sequence: 6 },
-  { name: 'a duplicate is skipped', steps: [{ snapshot: [1, 4] }, { output: [1, 4], verdict: 'duplicate' }, { output: [1, 2], verdict: 'duplicate' }], state: 'in-step', sequence: 4 },
-  { name: 'a gap asks for a resync and waits', steps: [{ snapshot: [1, 4] }, { output: [1, 6], verdict: 'resync' }, { output: [1, 5], verdict: 'ignore' }], state: 'resyncing', sequence: 4 },
-  { name: 'another generation asks for a resync', steps: [{ snapshot: [1, 4] }, { output: [2, 5], verdict: 'resync' }], state: 'resyncing', sequence: 4 },
-  { name: 'the next snapshot ends the resync', steps: [{ snapshot: [1, 4] }, { output: [1, 9], verdict: 'resync' }, { snapshot: [1, 9] }, { output: [1, 10], verdict: 'apply' }], state: 'in-step', sequence: 10 },
-  { name: 'a new socket waits for its own snapshot', steps: [{ snapshot: [1, 4] }, { attach: true }, { output: [1, 5], verdict: 'ignore' }], state: 'no-snapshot', sequence: 4 },
+  {
+    name: 'output in order applies',
+    steps: [{ snapshot: [1, 4] }, { output: [1, 5], verdict: 'apply' }, { output: [1, 6], verdict: 'apply' }],
+    state: 'in-step',
+    sequence: 6,
+  },
+  {
+    name: 'a duplicate is skipped',
+    steps: [{ snapshot: [1, 4] }, { output: [1, 4], verdict: 'duplicate' }, { output: [1, 2], verdict: 'duplicate' }],
+    state: 'in-step',
+    sequence: 4,
+  },
+  {
+    name: 'a gap asks for a resync and waits',
+    steps: [{ snapshot: [1, 4] }, { output: [1, 6], verdict: 'resync' }, { output: [1, 5], verdict: 'ignore' }],
+    state: 'resyncing',
+    sequence: 4,
+  },
+  {
+    name: 'another generation asks for a resync',
+    steps: [{ snapshot: [1, 4] }, { output: [2, 5], verdict: 'resync' }],
+    state: 'resyncing',
+    sequence: 4,
+  },
+  {
+    name: 'the next snapshot ends the resync',
+    steps: [{ snapshot: [1, 4] }, { output: [1, 9], verdict: 'resync' }, { snapshot: [1, 9] }, { output: [1, 10], verdict: 'apply' }],
+    state: 'in-step',
+    sequence: 10,
+  },
+  {
+    name: 'a new socket waits for its own snapshot',
+    steps: [{ snapshot: [1, 4] }, { attach: true }, { output: [1, 5], verdict: 'ignore' }],
+    state: 'no-snapshot',
+    sequence: 4,
+  },
 ];
 
 for (const s of streams) {
@@ -33,10 +63,40 @@ for (const s of streams) {
 
 // [parsed sequence, chars] → the ack sent (null: none), after a snapshot at 0 and output up to `latest`.
 const acks: Array<{ name: string; latest: number; parsed: Array<[number, number, number | null]> }> = [
-  { name: 'caught up: ack at once', latest: 2, parsed: [[1, 10, null], [2, 10, 2]] },
-  { name: 'behind: ack every ackEveryChars characters', latest: 5, parsed: [[1, 60, null], [2, 60, 2], [3, 60, null], [4, 60, 4]] },
-  { name: 'never the same sequence twice', latest: 1, parsed: [[1, 10, 1], [1, 10, null]] },
-  { name: 'a parse report older than the last never goes back', latest: 3, parsed: [[3, 10, 3], [2, 200, null]] },
+  {
+    name: 'caught up: ack at once',
+    latest: 2,
+    parsed: [
+      [1, 10, null],
+      [2, 10, 2],
+    ],
+  },
+  {
+    name: 'behind: ack every ackEveryChars characters',
+    latest: 5,
+    parsed: [
+      [1, 60, null],
+      [2, 60, 2],
+      [3, 60, null],
+      [4, 60, 4],
+    ],
+  },
+  {
+    name: 'never the same sequence twice',
+    latest: 1,
+    parsed: [
+      [1, 10, 1],
+      [1, 10, null],
+    ],
+  },
+  {
+    name: 'a parse report older than the last never goes back',
+    latest: 3,
+    parsed: [
+      [3, 10, 3],
+      [2, 200, null],
+    ],
+  },
 ];
 
 for (const a of acks) {

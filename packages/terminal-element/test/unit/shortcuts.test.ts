@@ -3,9 +3,16 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { shortcutFor, type KeyLike } from '../../src/shortcuts.ts';
 
-const key = (k: string, mods: Partial<Omit<KeyLike, 'key'>> = {}): KeyLike => ({ key: k, ctrlKey: false, shiftKey: false, altKey: false, metaKey: false, ...mods });
+const key = (k: string, mods: Partial<Omit<KeyLike, 'key'>> = {}): KeyLike => ({
+  key: k,
+  ctrlKey: false,
+  shiftKey: false,
+  altKey: false,
+  metaKey: false,
+  ...mods,
+});
 
-test('Linux and Windows: Ctrl+Shift+C/V/F and Shift+Insert; Ctrl+C and Ctrl+V stay the shell\'s', () => {
+test("Linux and Windows: Ctrl+Shift+C/V/F and Shift+Insert; Ctrl+C and Ctrl+V stay the shell's", () => {
   assert.equal(shortcutFor(key('C', { ctrlKey: true, shiftKey: true }), false), 'copy');
   assert.equal(shortcutFor(key('V', { ctrlKey: true, shiftKey: true }), false), 'paste');
   assert.equal(shortcutFor(key('F', { ctrlKey: true, shiftKey: true }), false), 'search');
@@ -16,7 +23,7 @@ test('Linux and Windows: Ctrl+Shift+C/V/F and Shift+Insert; Ctrl+C and Ctrl+V st
   assert.equal(shortcutFor(key('C', { ctrlKey: true, shiftKey: true, altKey: true }), false), null);
 });
 
-test('macOS: Cmd+C/V/F; Ctrl+C stays the shell\'s', () => {
+test("macOS: Cmd+C/V/F; Ctrl+C stays the shell's", () => {
   assert.equal(shortcutFor(key('c', { metaKey: true }), true), 'copy');
   assert.equal(shortcutFor(key('v', { metaKey: true }), true), 'paste');
   assert.equal(shortcutFor(key('f', { metaKey: true }), true), 'search');

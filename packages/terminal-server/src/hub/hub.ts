@@ -10,8 +10,7 @@ import type { Clock } from '../time.ts';
 import { TerminalError } from '../errors.ts';
 import { type OwnerOptions, OwnerTerminal } from './owner.ts';
 
-const CAPACITY_MESSAGE =
-  'terminal capacity reached: end an agent or wait for its cleanup to finish before raising maxSessions';
+const CAPACITY_MESSAGE = 'terminal capacity reached: end an agent or wait for its cleanup to finish before raising maxSessions';
 
 export interface HubOptions {
   config: TerminalConfig;

@@ -3,7 +3,14 @@
  * (maxInputBytes), input only into the generation the lease began on, and one `human-settled` report
  * when it is over, saying what the first input went to.
  */
-import { type HumanLease, type HumanOrigin, type OperationResult, QUEUE_MESSAGES, QueueError, type WaitReason } from '../queue/operation.ts';
+import {
+  type HumanLease,
+  type HumanOrigin,
+  type OperationResult,
+  QUEUE_MESSAGES,
+  QueueError,
+  type WaitReason,
+} from '../queue/operation.ts';
 import type { PromptFact, TerminalGeneration } from '../terminal/generation.ts';
 import { utf8Length } from '../utf8.ts';
 import { TerminalError } from '../errors.ts';
@@ -70,7 +77,12 @@ export function checkHumanBytes(text: string, used: number, maxInputBytes: numbe
   }
 }
 
-export function openHumanSession(lease: HumanLease, work: HumanWork, began: Promise<HumanSettled['began']>, context: HumanSessionContext): HumanSession {
+export function openHumanSession(
+  lease: HumanLease,
+  work: HumanWork,
+  began: Promise<HumanSettled['began']>,
+  context: HumanSessionContext,
+): HumanSession {
   let reported = false;
   const report = async (waitReason: WaitReason | 'failed', exitCode: number | undefined) => {
     if (reported) return;

@@ -28,7 +28,7 @@ export async function interruptForeground(generation: TerminalGeneration, stillH
 async function follow(generation: TerminalGeneration, signalled: number, stillHolding: () => boolean): Promise<void> {
   const until = performance.now() + FOLLOW_MS;
   let last = signalled;
-  for (let extra = 0; extra < FOLLOW_MAX && performance.now() < until; ) {
+  for (let extra = 0; extra < FOLLOW_MAX && performance.now() < until;) {
     await new Promise((resolve) => setTimeout(resolve, FOLLOW_POLL_MS).unref());
     if (!stillHolding()) return;
     const front = await generation.foregroundGroup();

@@ -362,7 +362,11 @@ export class OwnerTerminal extends EventEmitter<OwnerEvents> {
     return this.queue.enqueue('reset', { kind: 'reset' }, abortSignal ? { signal: abortSignal } : {}).result;
   }
 
-  private async runModelOperation(work: SendWork | SignalWork, abortSignal: AbortSignal | undefined, timeoutMs?: number): Promise<CapturedOutcome> {
+  private async runModelOperation(
+    work: SendWork | SignalWork,
+    abortSignal: AbortSignal | undefined,
+    timeoutMs?: number,
+  ): Promise<CapturedOutcome> {
     const handle = this.queue.enqueue(work.kind, work, { signal: abortSignal, timeoutMs });
     const result = await handle.result;
     const detail = result.detail as (PromptFact & Partial<InputWait>) | undefined;
@@ -392,7 +396,8 @@ export class OwnerTerminal extends EventEmitter<OwnerEvents> {
     promptStart: PromptFact['start'],
   ): Promise<{ output: string; outputTruncated: boolean; view: OwnerView }> {
     const generation = capture?.generation;
-    const readable = capture !== undefined && generation !== undefined && (generation === this.current || generation.status.kind === 'exited');
+    const readable =
+      capture !== undefined && generation !== undefined && (generation === this.current || generation.status.kind === 'exited');
     const read = readable ? await generation.readCapture(capture.handle, promptStart).catch(() => undefined) : undefined;
     const view = read && generation !== undefined && generation === this.current ? this.viewOf(generation, read.view) : await this.view();
     if (!read) return { output: '', outputTruncated: false, view };
@@ -413,7 +418,9 @@ export class OwnerTerminal extends EventEmitter<OwnerEvents> {
     // (stdin_read), or whatever the kernel says holds the terminal.
     const waiting = this.currentInputWait !== null;
     const front = generation.foregroundGroup();
-    const began = front.then((group): HumanSettled['began'] => (waiting || (group !== undefined && group !== generation.pid) ? 'program' : 'prompt'));
+    const began = front.then((group): HumanSettled['began'] =>
+      waiting || (group !== undefined && group !== generation.pid) ? 'program' : 'prompt',
+    );
     const work: HumanWork = { kind: 'human', firstInput, inputBytes: utf8Length(firstInput) };
     const lease = this.queue.beginHuman(work);
     return this.humanSession(lease, work, began);

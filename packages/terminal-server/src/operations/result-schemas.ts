@@ -56,7 +56,7 @@ const CAPTURE_PROPERTIES = {
   promptEvidence: {
     type: 'string',
     enum: ['kernel'],
-    description: 'The prompt was seen without the shell\'s hook (bash exec\'d, or its hook removed): no exitCode then.',
+    description: "The prompt was seen without the shell's hook (bash exec'd, or its hook removed): no exitCode then.",
   },
   inputWait: {
     type: 'object',
@@ -75,7 +75,7 @@ const CAPTURE_PROPERTIES = {
     properties: { row: int, count: int },
     required: ['row', 'count'],
     description:
-      'Rows left out of viewport because output holds them: the screen is viewport\'s lines with the last `count` lines of output inserted before line `row`.',
+      "Rows left out of viewport because output holds them: the screen is viewport's lines with the last `count` lines of output inserted before line `row`.",
   },
 } as const;
 

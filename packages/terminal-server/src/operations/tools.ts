@@ -111,7 +111,12 @@ export const TOOL_INPUT_SCHEMAS = {
     type: 'object',
     properties: {
       offset: { type: 'integer', minimum: 0, description: 'History lines to skip, counted from the newest (default 0).', default: 0 },
-      count: { type: 'integer', minimum: 1, description: 'History lines to return, older than the skipped ones (default 500).', default: 500 },
+      count: {
+        type: 'integer',
+        minimum: 1,
+        description: 'History lines to return, older than the skipped ones (default 500).',
+        default: 500,
+      },
     },
     additionalProperties: false,
   },
@@ -127,21 +132,17 @@ export const TOOL_INPUT_SCHEMAS = {
 } as const;
 
 const COMMON_RULES =
-  'The terminal is a persistent bash shared with the human in the browser; one FIFO queue orders your operations and the human\'s input.';
+  "The terminal is a persistent bash shared with the human in the browser; one FIFO queue orders your operations and the human's input.";
 
 const OMITTED_ROWS =
-  'When viewportOmitted {row, count} is present, viewport leaves out rows that output already holds: the screen is viewport\'s lines with the last count lines of output inserted before line row.';
+  "When viewportOmitted {row, count} is present, viewport leaves out rows that output already holds: the screen is viewport's lines with the last count lines of output inserted before line row.";
 
 /** Tool descriptions that teach the model the rules. */
 export const TOOL_DESCRIPTIONS: Record<ToolName, string> = {
-  shared_terminal_send:
-    `Type text into this agent's shared terminal (Enter is added unless submit is false) and wait until bash is back at its prompt, a program waits for input (waitReason stdin_read; inputWait.secret means a password prompt: let the human type it), the human takes over (human_handoff), the shell exits, or the deadline passes (timeout: SIGINT was sent, which does not prove the command ended). For a command that may run longer than 30 s (installs, builds, test suites), pass timeoutMs, e.g. 600000, instead of letting the deadline interrupt it. exitCode is absent when promptEvidence is kernel (the prompt was seen without the shell's hook, e.g. right after exec bash). In a nested terminal (tmux, screen, script, ssh) inputWait.relay names it and inputWait.command what waits inside; inputWait.uncertain means the inside cannot be seen (ssh): only quiet output says it waits. ${COMMON_RULES} After human_handoff, never answer behind the human: wait for the notice that the human finished, then call shared_terminal_read before sending more. Prefer your normal shell tool for one-shot commands. ${OMITTED_ROWS}`,
-  shared_terminal_read:
-    `Read the shared terminal without taking the queue: the viewport, the cursor, and a page of history counted from the newest line (offset skips lines, count takes older ones; lineBegin inclusive, lineEnd exclusive). Call it first after a notice that the human finished an interaction. ${COMMON_RULES}`,
-  shared_terminal_signal:
-    `Queue a signal (SIGINT, SIGTERM, SIGKILL, SIGTSTP, SIGHUP) for the terminal's current foreground process group, re-checked at delivery. SIGKILL to the shell itself is refused: use shared_terminal_reset. ${OMITTED_ROWS} ${COMMON_RULES}`,
-  shared_terminal_reset:
-    `Queue a reset: end the terminal's whole process tree and start a new bash (the next generation). All shell state (cwd, variables, running programs) is lost. Use it after "queue is blocked until reset" or when the shell exited. ${COMMON_RULES}`,
+  shared_terminal_send: `Type text into this agent's shared terminal (Enter is added unless submit is false) and wait until bash is back at its prompt, a program waits for input (waitReason stdin_read; inputWait.secret means a password prompt: let the human type it), the human takes over (human_handoff), the shell exits, or the deadline passes (timeout: SIGINT was sent, which does not prove the command ended). For a command that may run longer than 30 s (installs, builds, test suites), pass timeoutMs, e.g. 600000, instead of letting the deadline interrupt it. exitCode is absent when promptEvidence is kernel (the prompt was seen without the shell's hook, e.g. right after exec bash). In a nested terminal (tmux, screen, script, ssh) inputWait.relay names it and inputWait.command what waits inside; inputWait.uncertain means the inside cannot be seen (ssh): only quiet output says it waits. ${COMMON_RULES} After human_handoff, never answer behind the human: wait for the notice that the human finished, then call shared_terminal_read before sending more. Prefer your normal shell tool for one-shot commands. ${OMITTED_ROWS}`,
+  shared_terminal_read: `Read the shared terminal without taking the queue: the viewport, the cursor, and a page of history counted from the newest line (offset skips lines, count takes older ones; lineBegin inclusive, lineEnd exclusive). Call it first after a notice that the human finished an interaction. ${COMMON_RULES}`,
+  shared_terminal_signal: `Queue a signal (SIGINT, SIGTERM, SIGKILL, SIGTSTP, SIGHUP) for the terminal's current foreground process group, re-checked at delivery. SIGKILL to the shell itself is refused: use shared_terminal_reset. ${OMITTED_ROWS} ${COMMON_RULES}`,
+  shared_terminal_reset: `Queue a reset: end the terminal's whole process tree and start a new bash (the next generation). All shell state (cwd, variables, running programs) is lost. Use it after "queue is blocked until reset" or when the shell exited. ${COMMON_RULES}`,
 };
 
 // ---------------------------------------------------------------------------------------- parsing
@@ -154,7 +155,9 @@ function objectArgs(tool: ToolName, args: unknown, allowed: string[]): Record<st
     if (!allowed.includes(key)) {
       // The name is client data: quoted up to 32 characters, never whole.
       const name = key.length > 32 ? `${key.slice(0, 32)}…` : key;
-      throw new ToolArgsError(`${tool}: unknown argument ${JSON.stringify(name)}; allowed: ${allowed.length ? allowed.join(', ') : 'none'}`);
+      throw new ToolArgsError(
+        `${tool}: unknown argument ${JSON.stringify(name)}; allowed: ${allowed.length ? allowed.join(', ') : 'none'}`,
+      );
     }
   }
   return record;
@@ -220,7 +223,8 @@ const CUTTABLE = ['output', 'text', 'viewport'] as const;
  */
 export function boundResult<T extends BaseResult>(result: T, maxBytes: number): T {
   const clean = { ...result } as T & Record<string, unknown>;
-  for (const field of CUTTABLE) if (typeof clean[field] === 'string') (clean as Record<string, unknown>)[field] = wellFormed(clean[field] as string);
+  for (const field of CUTTABLE)
+    if (typeof clean[field] === 'string') (clean as Record<string, unknown>)[field] = wellFormed(clean[field] as string);
   if (utf8Length(JSON.stringify(clean)) <= maxBytes) return clean;
   const fields = CUTTABLE.filter((f) => typeof clean[f] === 'string');
   const originals = Object.fromEntries(fields.map((f) => [f, clean[f] as string]));
@@ -264,7 +268,11 @@ function baseResult(view: OwnerView): BaseResult {
 
 function describeWait(wait: InputWait | undefined): SendResult['inputWait'] {
   if (!wait) return undefined;
-  const described: NonNullable<SendResult['inputWait']> = { command: wait.command ?? null, secret: wait.secret, processGroupId: wait.processGroupId };
+  const described: NonNullable<SendResult['inputWait']> = {
+    command: wait.command ?? null,
+    secret: wait.secret,
+    processGroupId: wait.processGroupId,
+  };
   if (wait.relay === 'unknown') {
     // The waiting program is the relay itself (ssh): name it, and say the inside cannot be seen.
     described.uncertain = true;

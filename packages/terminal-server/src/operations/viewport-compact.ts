@@ -34,7 +34,8 @@ export function compactViewport(viewport: string, output: string): { viewport: s
     const end = rows.length - tail;
     let count = 0;
     // Keep at least one row, so that an empty viewport never has to mean "no lines".
-    while (count < lines.length && count < end && rows.length - count > 1 && rows[end - 1 - count] === lines[lines.length - 1 - count]) count += 1;
+    while (count < lines.length && count < end && rows.length - count > 1 && rows[end - 1 - count] === lines[lines.length - 1 - count])
+      count += 1;
     if (count > best.count) best = { count, tail };
   }
   if (best.count === 0) return { viewport };
@@ -58,7 +59,10 @@ export function rebuildViewport(viewport: string, output: string, omitted: Viewp
  * in `maxBytes` as it is; a result that must be cut anyway keeps its whole viewport (the cut keeps each
  * field's newest part, which would move the rows that `viewportOmitted` counts).
  */
-export function compactCapture<T extends { viewport: string; output: string; viewportOmitted?: ViewportOmission }>(result: T, maxBytes: number): T {
+export function compactCapture<T extends { viewport: string; output: string; viewportOmitted?: ViewportOmission }>(
+  result: T,
+  maxBytes: number,
+): T {
   const { viewport, omitted } = compactViewport(result.viewport, result.output);
   if (!omitted) return result;
   const compact = { ...result, viewport, viewportOmitted: omitted };

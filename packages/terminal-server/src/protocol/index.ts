@@ -302,7 +302,9 @@ export function parseClientFrame(text: string, limits: ClientFrameLimits): Parse
     case 'takeover':
       error =
         exactKeys(value, [...base, 'takeoverId']) ??
-        (typeof value['takeoverId'] === 'string' && /^[1-9][0-9]{0,15}$/.test(value['takeoverId']) ? undefined : 'takeoverId must be a positive integer string');
+        (typeof value['takeoverId'] === 'string' && /^[1-9][0-9]{0,15}$/.test(value['takeoverId'])
+          ? undefined
+          : 'takeoverId must be a positive integer string');
       break;
     case 'interrupt':
     case 'resync':
@@ -315,7 +317,9 @@ export function parseClientFrame(text: string, limits: ClientFrameLimits): Parse
       error = exactKeys(value, [...base, 'sequence']) ?? (isCount(value['sequence']) ? undefined : 'sequence must be a whole number');
       break;
     case 'ping':
-      error = exactKeys(value, [...base, 't']) ?? (typeof value['t'] === 'number' && Number.isFinite(value['t']) ? undefined : 't must be a number');
+      error =
+        exactKeys(value, [...base, 't']) ??
+        (typeof value['t'] === 'number' && Number.isFinite(value['t']) ? undefined : 't must be a number');
       break;
     default:
       return { ok: false, error: 'unknown frame type' };
@@ -400,9 +404,7 @@ export function parseServerFrame(text: string): ParseResult<ServerFrame> {
         value['pendingKinds'].every((k) => OPERATION_KINDS.has(k as string)) &&
         (value['takeoverId'] === null || (typeof value['takeoverId'] === 'string' && /^[1-9][0-9]{0,15}$/.test(value['takeoverId']))) &&
         (wait === null ||
-          (isRecord(wait) &&
-            (wait['command'] === null || typeof wait['command'] === 'string') &&
-            typeof wait['secret'] === 'boolean'))
+          (isRecord(wait) && (wait['command'] === null || typeof wait['command'] === 'string') && typeof wait['secret'] === 'boolean'))
           ? undefined
           : 'bad status fields');
       break;

@@ -18,7 +18,17 @@
 import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import type { ForegroundInfo, InnerTerminal, InputCall } from './contract.ts';
-import { type ProcStat, allProcStats, descendantPids, processesWithEnvironment, procNow, readMemory, readProcStat, readProcStatSync, readTerminalFlags } from './procfs.ts';
+import {
+  type ProcStat,
+  allProcStats,
+  descendantPids,
+  processesWithEnvironment,
+  procNow,
+  readMemory,
+  readProcStat,
+  readProcStatSync,
+  readTerminalFlags,
+} from './procfs.ts';
 
 interface SyscallTable {
   read: number[];
@@ -121,7 +131,8 @@ export class LinuxInspector {
       if (flags) {
         info.echo = flags.echo;
         info.icanon = flags.icanon;
-        info.secret = !flags.echo && (flags.icanon || info.inputOutside === true || (reader.pid === this.shellPid && reader.call === 'read'));
+        info.secret =
+          !flags.echo && (flags.icanon || info.inputOutside === true || (reader.pid === this.shellPid && reader.call === 'read'));
       }
     }
     return info;

@@ -133,9 +133,7 @@ export async function descendantPids(rootPid: number): Promise<number[]> {
   }
   if (!useScan) return found;
   // Fallback: build the tree from a full scan.
-  const stats = (await Promise.all((await allPids()).map((pid) => readProcStat(pid)))).filter(
-    (s): s is ProcStat => s !== undefined,
-  );
+  const stats = (await Promise.all((await allPids()).map((pid) => readProcStat(pid)))).filter((s): s is ProcStat => s !== undefined);
   const byParent = new Map<number, number[]>();
   for (const s of stats) byParent.set(s.ppid, [...(byParent.get(s.ppid) ?? []), s.pid]);
   const result: number[] = [];

@@ -72,7 +72,11 @@ export type OperationPhase =
   | { readonly kind: 'granting' }
   /** Granted: waiting for the evidence that settles it. */
   | { readonly kind: 'holding' }
-  | { readonly kind: 'recovering'; readonly reason: RecoveryReason; readonly interrupt: { readonly kind: 'after-writes' } | { readonly kind: 'sent'; readonly timer: unknown } }
+  | {
+      readonly kind: 'recovering';
+      readonly reason: RecoveryReason;
+      readonly interrupt: { readonly kind: 'after-writes' } | { readonly kind: 'sent'; readonly timer: unknown };
+    }
   | { readonly kind: 'settled' };
 
 /** An operation as the hooks see it; `payload` is what it was enqueued with (its input, say). */

@@ -200,7 +200,13 @@ export class OperationQueue<P = void> {
     return this.leaseOf(op);
   }
 
-  private accept(kind: OperationKind, payload: P, origin: HumanOrigin | undefined, signal: AbortSignal | undefined, timeoutMs?: number): Operation<P> {
+  private accept(
+    kind: OperationKind,
+    payload: P,
+    origin: HumanOrigin | undefined,
+    signal: AbortSignal | undefined,
+    timeoutMs?: number,
+  ): Operation<P> {
     if (this.state === 'disposed') throw new QueueError('disposed', QUEUE_MESSAGES.disposed);
     if (signal?.aborted) throw new QueueError('cancelled', 'the operation was cancelled before it was accepted');
     if (kind !== 'reset') {
@@ -266,7 +272,10 @@ export class OperationQueue<P = void> {
     next.phase = { kind: 'granting' };
     next.grantedAt = this.options.clock.now();
     if (next.kind === 'model-send' || next.kind === 'signal') {
-      next.deadline = this.options.clock.setTimeout(() => this.startRecovery(next, 'timeout'), next.timeoutMs ?? this.options.operationTimeoutMs);
+      next.deadline = this.options.clock.setTimeout(
+        () => this.startRecovery(next, 'timeout'),
+        next.timeoutMs ?? this.options.operationTimeoutMs,
+      );
     }
     this.options.hooks.changed();
     let settleNow: Settlement | undefined;

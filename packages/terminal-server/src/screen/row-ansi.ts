@@ -29,7 +29,15 @@ export class ArchivedRow {
   /** Cells up to the last visible one (for re-wrapping). */
   readonly cells: number;
 
-  constructor(parts: { chars: string; textLength: number; runs: string; styledForm: string | null; ansiLength: number; wrapped: boolean; cells: number }) {
+  constructor(parts: {
+    chars: string;
+    textLength: number;
+    runs: string;
+    styledForm: string | null;
+    ansiLength: number;
+    wrapped: boolean;
+    cells: number;
+  }) {
     this.chars = parts.chars;
     this.textLength = parts.textLength;
     this.runs = parts.runs;
@@ -65,7 +73,15 @@ export class ArchivedRow {
 
   /** A row whose styled form is already built. */
   static styled(text: string, ansi: string | null, wrapped: boolean, cells: number): ArchivedRow {
-    return new ArchivedRow({ chars: text, textLength: text.length, runs: '', styledForm: ansi, ansiLength: ansi?.length ?? 0, wrapped, cells });
+    return new ArchivedRow({
+      chars: text,
+      textLength: text.length,
+      runs: '',
+      styledForm: ansi,
+      ansiLength: ansi?.length ?? 0,
+      wrapped,
+      cells,
+    });
   }
 }
 
@@ -115,7 +131,8 @@ interface EmulatorRow {
 
 function emulatorRow(line: IBufferLine): EmulatorRow | undefined {
   const inner = (line as unknown as { _line?: Partial<EmulatorRow> })._line;
-  if (!inner || !(inner._data instanceof Uint32Array) || typeof inner._combined !== 'object' || inner._data.length < line.length * 3) return undefined;
+  if (!inner || !(inner._data instanceof Uint32Array) || typeof inner._combined !== 'object' || inner._data.length < line.length * 3)
+    return undefined;
   return inner as EmulatorRow;
 }
 
@@ -263,9 +280,18 @@ function archiveEmulatorRow(line: IBufferLine, row: EmulatorRow): ArchivedRow | 
   }
   if (trimmed >= end) textLength = length;
   const chars = wide ? stringOfCodes(codes) : latin1.toString('latin1', 0, length);
-  if (runCodes.length === 0) return new ArchivedRow({ chars, textLength, runs: '', styledForm: null, ansiLength: 0, wrapped: line.isWrapped, cells: end });
+  if (runCodes.length === 0)
+    return new ArchivedRow({ chars, textLength, runs: '', styledForm: null, ansiLength: 0, wrapped: line.isWrapped, cells: end });
   if (current !== DEFAULT_STYLE) ansiLength += RESET.length;
-  return new ArchivedRow({ chars, textLength, runs: stringOfCodes(runCodes), styledForm: null, ansiLength: ansiLength + length, wrapped: line.isWrapped, cells: end });
+  return new ArchivedRow({
+    chars,
+    textLength,
+    runs: stringOfCodes(runCodes),
+    styledForm: null,
+    ansiLength: ansiLength + length,
+    wrapped: line.isWrapped,
+    cells: end,
+  });
 }
 
 /** One flat string of UTF-16 code units (one-byte when they all fit). */

@@ -462,7 +462,15 @@ export class Screen {
   snapshot(sequence: number, options: { history?: boolean; maxHistoryLines?: number } = {}): ScreenSnapshot {
     if (options.history === false || options.maxHistoryLines === 0) {
       const replay = this.serializer.serialize({ scrollback: 0 });
-      return { sequence, rows: this.rows, cols: this.cols, replay, historyLines: 0, historyBytes: 0, truncated: this.historyLength > 0 || this.evicted };
+      return {
+        sequence,
+        rows: this.rows,
+        cols: this.cols,
+        replay,
+        historyLines: 0,
+        historyBytes: 0,
+        truncated: this.historyLength > 0 || this.evicted,
+      };
     }
     const limit = options.maxHistoryLines ?? Infinity;
     const limited = limit < this.historyLength;

@@ -35,8 +35,22 @@ function x11(hex: string): string {
 /** xterm's 256-colour palette entry `index`. */
 export function paletteColour(index: number): string {
   const base = [
-    '#000000', '#cd0000', '#00cd00', '#cdcd00', '#0000ee', '#cd00cd', '#00cdcd', '#e5e5e5',
-    '#7f7f7f', '#ff0000', '#00ff00', '#ffff00', '#5c5cff', '#ff00ff', '#00ffff', '#ffffff',
+    '#000000',
+    '#cd0000',
+    '#00cd00',
+    '#cdcd00',
+    '#0000ee',
+    '#cd00cd',
+    '#00cdcd',
+    '#e5e5e5',
+    '#7f7f7f',
+    '#ff0000',
+    '#00ff00',
+    '#ffff00',
+    '#5c5cff',
+    '#ff00ff',
+    '#00ffff',
+    '#ffffff',
   ];
   const hex2 = (n: number): string => n.toString(16).padStart(2, '0');
   if (index < 16) return base[index]!;

@@ -59,13 +59,19 @@ function hookCode(): string[] {
     'builtin readonly __st_n __st_b __st_c',
     '__st_p() { local __st_s=$?; if (( __st_g )); then return $__st_s; fi; __st_g=1; ' +
       '[[ $PS1 == *"$__st_b"* ]] || PS1+=$__st_b; [[ $PS0 == *"$__st_c"* ]] || PS0+=$__st_c; ' +
-      "builtin printf '\\033]633;D;%s;%s\\007' \"$__st_n\" \"$__st_s\"; return $__st_s; }",
+      'builtin printf \'\\033]633;D;%s;%s\\007\' "$__st_n" "$__st_s"; return $__st_s; }',
   ];
 }
 
 /** The boot code, run once as PROMPT_COMMAND: it reads the nonce as the first line of input. */
 function bootCode(): string {
-  return ['builtin export -n PROMPT_COMMAND PS0 PS1 PS2', 'IFS= builtin read -r __st_n', ...hookCode(), 'PROMPT_COMMAND=(__st_p __st_p)', '__st_p'].join('; ');
+  return [
+    'builtin export -n PROMPT_COMMAND PS0 PS1 PS2',
+    'IFS= builtin read -r __st_n',
+    ...hookCode(),
+    'PROMPT_COMMAND=(__st_p __st_p)',
+    '__st_p',
+  ].join('; ');
 }
 
 /**

@@ -72,9 +72,7 @@ export interface WaitFacts {
 }
 
 export type Verdict =
-  | { kind: 'undecided'; retryMs?: number }
-  | { kind: 'prompt'; evidence: 'marker' | 'kernel' }
-  | { kind: 'input'; wait: WaitFacts };
+  { kind: 'undecided'; retryMs?: number } | { kind: 'prompt'; evidence: 'marker' | 'kernel' } | { kind: 'input'; wait: WaitFacts };
 
 const undecided = (retryMs?: number): Verdict => (retryMs === undefined ? { kind: 'undecided' } : { kind: 'undecided', retryMs });
 

@@ -96,7 +96,13 @@ const LEARN_STACK_RETRY_MS = 10;
 /** bash itself asleep in its line editor: a wait without timeout that is not a read() (its `read`
  *  builtins block in read() or wait with a timeout). */
 function isLineEditor(info: ForegroundInfo, shellPid: number): boolean {
-  return info.inputWaiting && (info.inputProcessId ?? shellPid) === shellPid && info.processGroupId === shellPid && info.inputCall !== 'read' && info.inputTimed !== true;
+  return (
+    info.inputWaiting &&
+    (info.inputProcessId ?? shellPid) === shellPid &&
+    info.processGroupId === shellPid &&
+    info.inputCall !== 'read' &&
+    info.inputTimed !== true
+  );
 }
 /** Quiet time after which the screen moves old history rows into its compact archive. */
 const COMPACT_IDLE_MS = 1500;
@@ -457,7 +463,12 @@ export class TerminalGeneration extends EventEmitter<GenerationEvents> {
   }
 
   /** Called with everything read so far parsed (the cursor is where the prompt left it). */
-  private reportPrompt(observer: GenerationObserver, dispatch: number, evidence: 'marker' | 'kernel', info: ForegroundInfo | undefined): void {
+  private reportPrompt(
+    observer: GenerationObserver,
+    dispatch: number,
+    evidence: 'marker' | 'kernel',
+    info: ForegroundInfo | undefined,
+  ): void {
     if (info?.inputStack !== undefined && isLineEditor(info, this.pid)) this.promptStack = info.inputStack;
     this.lineSubmitted = false;
     const status = this.lastStatus;
@@ -712,7 +723,9 @@ export class TerminalGeneration extends EventEmitter<GenerationEvents> {
     await this.atBoundary(() => undefined);
     this.processStatus = { kind: 'exited', exitCode: exit.exitCode, signal: exit.signal };
     this.clearTimers();
-    this.bootWaiter?.reject(new StartupError(`the shell exited before its first prompt (exit code ${exit.exitCode}, signal ${exit.signal})`));
+    this.bootWaiter?.reject(
+      new StartupError(`the shell exited before its first prompt (exit code ${exit.exitCode}, signal ${exit.signal})`),
+    );
     this.emit('exit', this.processStatus);
   }
 

@@ -151,7 +151,10 @@ export function checkUpgrade(req: IncomingMessage, options: FenceOptions): Fence
       modes++;
       readonly = true;
     } else {
-      return { ok: false, reason: `unknown subprotocol entry; offer ${SUBPROTOCOL}, token.<token> and optionally resume.<proof>, mode.readonly` };
+      return {
+        ok: false,
+        reason: `unknown subprotocol entry; offer ${SUBPROTOCOL}, token.<token> and optionally resume.<proof>, mode.readonly`,
+      };
     }
   }
   if (version !== 1) return { ok: false, reason: `offer the subprotocol ${SUBPROTOCOL} exactly once` };

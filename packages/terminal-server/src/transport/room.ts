@@ -140,7 +140,8 @@ export class OwnerRoom implements ViewHost {
       generation = await this.owner.ensure();
     } catch (error) {
       if (this.owner.isDisposed) view.close(CloseCode.disposed, 'lifecycle', CLOSE_REASONS.disposed);
-      else view.close(CloseCode.serverError, 'lifecycle', CLOSE_REASONS.attachFailed(error instanceof Error ? error.message : String(error)));
+      else
+        view.close(CloseCode.serverError, 'lifecycle', CLOSE_REASONS.attachFailed(error instanceof Error ? error.message : String(error)));
       return;
     }
     if (view.closed) return;
@@ -192,7 +193,15 @@ export class OwnerRoom implements ViewHost {
     this.seat!.proofDigest = digestOf(proof);
     this.seat!.roleSequence = view.sentSequence;
     this.seat!.proofConfirmed = false;
-    view.sendRole({ v: PROTOCOL_VERSION, type: 'role', generation: view.generation ?? 0, role: 'controller', reason, resume: proof, maxInputBytes });
+    view.sendRole({
+      v: PROTOCOL_VERSION,
+      type: 'role',
+      generation: view.generation ?? 0,
+      role: 'controller',
+      reason,
+      resume: proof,
+      maxInputBytes,
+    });
     const lease = this.seat!.lease;
     if (lease && !lease.closed) view.sendEssential(this.leaseFrame(view, lease, 'granted'));
   }
@@ -242,8 +251,7 @@ export class OwnerRoom implements ViewHost {
         if (frame.generation === view.generation) {
           view.ack(frame.sequence);
           this.confirmProof(view, frame.sequence);
-        }
-        else view.sendNotice('stale-generation', NOTICES.stale(frame.generation, view.generation ?? 0));
+        } else view.sendNotice('stale-generation', NOTICES.stale(frame.generation, view.generation ?? 0));
         return;
       default:
         break;
@@ -379,7 +387,14 @@ export class OwnerRoom implements ViewHost {
   }
 
   private leaseFrame(view: View, lease: HumanSession, state: LeaseFrame['state'], reason?: LeaseFrame['reason']): LeaseFrame {
-    const frame: LeaseFrame = { v: PROTOCOL_VERSION, type: 'lease', generation: view.generation ?? 0, state, leaseId: lease.id, origin: lease.origin };
+    const frame: LeaseFrame = {
+      v: PROTOCOL_VERSION,
+      type: 'lease',
+      generation: view.generation ?? 0,
+      state,
+      leaseId: lease.id,
+      origin: lease.origin,
+    };
     if (reason !== undefined) frame.reason = reason;
     return frame;
   }

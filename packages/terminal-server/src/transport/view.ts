@@ -118,7 +118,15 @@ export class View {
    *  clock is for tokens, grace and heartbeats). */
   private readonly clock: Clock;
 
-  constructor(options: { id: number; ownerId: string; ws: WebSocket; host: ViewHost; now: number; scrollbackLines: number; paceClock?: Clock }) {
+  constructor(options: {
+    id: number;
+    ownerId: string;
+    ws: WebSocket;
+    host: ViewHost;
+    now: number;
+    scrollbackLines: number;
+    paceClock?: Clock;
+  }) {
     this.scrollbackLines = options.scrollbackLines;
     this.clock = options.paceClock ?? systemClock;
     this.pacer = new Pacer(this.clock, {
@@ -206,7 +214,10 @@ export class View {
    * Send a fresh snapshot, then (for the first one) whatever `afterSnapshot` sends (role, lease), then the
    * status, then the outputs that arrived meanwhile. Concurrent requests are coalesced into one more round.
    */
-  async refresh(options: { reason: 'attach' | 'client' | 'behind' | 'catch-up' | 'settle' | 'backfill'; afterSnapshot?: () => void }): Promise<void> {
+  async refresh(options: {
+    reason: 'attach' | 'client' | 'behind' | 'catch-up' | 'settle' | 'backfill';
+    afterSnapshot?: () => void;
+  }): Promise<void> {
     const generation = this.generationRef;
     if (!generation || this.closed) return;
     if (this.currentPhase === 'snapshotting' && options.reason !== 'attach') {
@@ -303,7 +314,13 @@ export class View {
   }
 
   private sendOutput(event: OutputEvent): void {
-    const frame = encodeFrame({ v: PROTOCOL_VERSION, type: 'output', generation: event.generation, sequence: event.sequence, data: event.data });
+    const frame = encodeFrame({
+      v: PROTOCOL_VERSION,
+      type: 'output',
+      generation: event.generation,
+      sequence: event.sequence,
+      data: event.data,
+    });
     if (this.ws.bufferedAmount + frame.length > this.sendLimit) {
       this.fallBehind();
       return;
@@ -367,9 +384,10 @@ export class View {
   private fallBehind(): void {
     this.currentPhase = 'behind';
     // Output stops here; the status, if it changes meanwhile, goes out after the snapshot.
-    if (this.outstandingSends === 0) queueMicrotask(() => {
-      if (this.currentPhase === 'behind') void this.refresh({ reason: 'behind' });
-    });
+    if (this.outstandingSends === 0)
+      queueMicrotask(() => {
+        if (this.currentPhase === 'behind') void this.refresh({ reason: 'behind' });
+      });
   }
 
   /**

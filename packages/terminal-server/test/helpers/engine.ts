@@ -2,7 +2,14 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { TerminalHub, createNodePtyProvider, resolveConfig, type PtyHandle, type PtyProvider, type TerminalConfig } from '../../src/index.ts';
+import {
+  TerminalHub,
+  createNodePtyProvider,
+  resolveConfig,
+  type PtyHandle,
+  type PtyProvider,
+  type TerminalConfig,
+} from '../../src/index.ts';
 
 export interface TestHub {
   hub: TerminalHub;

@@ -396,7 +396,11 @@ export class ViewClient {
   /** Send human input the way the element does: begin at an idle prompt, input under a granted lease. */
   type(text: string): void {
     const granted = this.lease?.state === 'granted';
-    this.send(granted ? { v: 1, type: 'input', generation: this.generation ?? 0, input: text } : { v: 1, type: 'begin', generation: this.generation ?? 0, input: text });
+    this.send(
+      granted
+        ? { v: 1, type: 'input', generation: this.generation ?? 0, input: text }
+        : { v: 1, type: 'begin', generation: this.generation ?? 0, input: text },
+    );
   }
 
   async waitFor(condition: () => boolean, what: string, timeoutMs = 30_000): Promise<void> {
@@ -472,12 +476,7 @@ export async function serverScreen(owner: OwnerTerminal, tailLines = 200): Promi
 }
 
 /** Wait for the stream to settle, then compare the client's replica with the server's screen. */
-export async function assertSameScreen(
-  h: Harness,
-  ownerId: string,
-  view: ViewClient,
-  timeoutMs = 120_000,
-): Promise<void> {
+export async function assertSameScreen(h: Harness, ownerId: string, view: ViewClient, timeoutMs = 120_000): Promise<void> {
   const owner = h.hub.get(ownerId)!;
   // A view that caught up with a flood from the screen alone gets its history back once output is quiet.
   const whole = () => h.transport.stats().views.every((v) => v.ownerId !== ownerId || !v.partial);
