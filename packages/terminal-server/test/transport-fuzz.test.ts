@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { type TransportHumanSettled, runSend } from '../src/index.ts';
+import { type HumanSettled, runSend } from '../src/index.ts';
 import { parseClientFrame } from '../src/protocol/index.ts';
 import { type Harness, type ViewClient, seededRandom, startHarness, testSeed } from './helpers/transport-harness.ts';
 
@@ -159,7 +159,7 @@ function makeFuzzer(next: () => number) {
 
 describe('transport fuzz', () => {
   let h: Harness;
-  const settled: TransportHumanSettled[] = [];
+  const settled: HumanSettled[] = [];
   before(async () => {
     h = await startHarness({ config: { maxInputBytes: MAX_INPUT } });
     h.transport.on('human-settled', (event) => settled.push(event));

@@ -8,12 +8,12 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { type TransportHumanSettled, runSend } from '../src/index.ts';
+import { type HumanSettled, runSend } from '../src/index.ts';
 import { type Harness, delay, startHarness, until } from './helpers/transport-harness.ts';
 
 describe('transport human input', () => {
   let h: Harness;
-  const settled: TransportHumanSettled[] = [];
+  const settled: HumanSettled[] = [];
   before(async () => {
     h = await startHarness({ config: { maxInputBytes: 64 } });
     h.transport.on('human-settled', (event) => settled.push(event));
@@ -62,7 +62,7 @@ describe('transport human input', () => {
     await until(() => settled.length >= 2, 'the second settled event');
     await delay(200);
     assert.deepEqual(
-      settled.map((e) => [e.ownerId, e.kind, e.outcome, e.exitCode]),
+      settled.map((e) => [e.ownerId, e.origin, e.waitReason, e.exitCode]),
       [
         ['take', 'takeover', 'prompt', 0],
         ['take', 'idle', 'prompt', 0],

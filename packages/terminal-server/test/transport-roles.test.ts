@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { type TransportHumanSettled } from '../src/index.ts';
+import { type HumanSettled } from '../src/index.ts';
 import { ManualClock } from '../src/time.ts';
 import { type FreezableProxy, type Harness, type ViewClient, startHarness, startProxy, until } from './helpers/transport-harness.ts';
 
@@ -21,7 +21,7 @@ async function idle(h: Harness, ownerId: string): Promise<void> {
 describe('transport roles, resume and grace', () => {
   let h: Harness;
   const clock = new ManualClock();
-  const settled: TransportHumanSettled[] = [];
+  const settled: HumanSettled[] = [];
   before(async () => {
     h = await startHarness({ clock, config: { disconnectGraceMs: 5000 } });
     h.transport.on('human-settled', (event) => settled.push(event));
@@ -61,7 +61,7 @@ describe('transport roles, resume and grace', () => {
     assert.equal(h.hub.get('r')!.generation!.generation, 1, 'no reset happened');
     await until(() => settled.length === 1, 'the settled event');
     assert.deepEqual(
-      settled.map((e) => [e.kind, e.outcome, e.exitCode]),
+      settled.map((e) => [e.origin, e.waitReason, e.exitCode]),
       [['idle', 'prompt', 0]],
     );
     a.terminate();
@@ -104,7 +104,7 @@ describe('transport roles, resume and grace', () => {
     await back.waitFor(() => back.lease?.state === 'revoked', 'the lease to end after the interrupt');
     assert.equal(back.lease?.reason, 'prompt', 'Interrupt input keeps the lease until the prompt is back');
     await until(() => settled.length === 1, 'one settled event');
-    assert.deepEqual([settled[0]!.kind, settled[0]!.outcome, settled[0]!.leaseId], ['idle', 'prompt', leaseId]);
+    assert.deepEqual([settled[0]!.origin, settled[0]!.waitReason, settled[0]!.leaseId], ['idle', 'prompt', leaseId]);
 
     // A lease held past grace is abandoned (SIGINT recovery) and the seat comes free.
     back.type('cat\r');
@@ -115,7 +115,7 @@ describe('transport roles, resume and grace', () => {
     await clock.advance(5000);
     await replay.waitFor(() => replay.notices.some((n) => n.code === 'controller-available'), 'the controller-available notice');
     await until(() => settled.length === 2, 'the abandoned lease to settle');
-    assert.deepEqual([settled[1]!.leaseId, settled[1]!.kind, settled[1]!.outcome], [second, 'idle', 'cancelled']);
+    assert.deepEqual([settled[1]!.leaseId, settled[1]!.origin, settled[1]!.waitReason], [second, 'idle', 'cancelled']);
     await idle(h, 'g');
 
     const next = await h.connect('g');

@@ -115,8 +115,8 @@ test('typing echo hi at an idle prompt shows the output, each key once, and the 
   assert.equal(typed.map((f) => f.input).join(''), 'echo hi\r', 'every key went out exactly once');
   await until(async () => server.settled.length > 0, 'the human lease to settle');
   assert.equal(server.settled[0]!.ownerId, OWNER_ID);
-  assert.equal(server.settled[0]!.kind, 'idle');
-  assert.equal(server.settled[0]!.outcome, 'prompt');
+  assert.equal(server.settled[0]!.origin, 'idle');
+  assert.equal(server.settled[0]!.waitReason, 'prompt');
 });
 
 test('collapse and expand keep the shell and the socket', async () => {

@@ -15,7 +15,7 @@ import {
   createTerminalTransport,
   resolveConfig,
   type TerminalTransport,
-  type TransportHumanSettled,
+  type HumanSettled,
 } from '@shared-terminal/server';
 
 export const OWNER_ID = 'agent-e2e';
@@ -25,7 +25,7 @@ export interface RealServer {
   url: string;
   hub: TerminalHub;
   transport: TerminalTransport;
-  settled: TransportHumanSettled[];
+  settled: HumanSettled[];
   close(): Promise<void>;
 }
 
@@ -35,7 +35,7 @@ export async function startRealServer(): Promise<RealServer> {
   const cwd = mkdtempSync(join(tmpdir(), 'element-e2e-'));
   const hub = new TerminalHub({ config, provider: createNodePtyProvider(), cwd });
   const transport = createTerminalTransport({ hub, path: '/terminal/ws' });
-  const settled: TransportHumanSettled[] = [];
+  const settled: HumanSettled[] = [];
   transport.on('human-settled', (event) => settled.push(event));
   const pages = await startPageServer({
     bundle: () => readFileSync(BUNDLE),

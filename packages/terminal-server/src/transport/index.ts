@@ -3,7 +3,6 @@ export {
   createTerminalTransport,
   TerminalTransport,
   type TerminalTransportOptions,
-  type TransportHumanSettled,
   type TransportEvents,
   type TransportStats,
   type UpgradeExpectation,

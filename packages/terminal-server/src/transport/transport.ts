@@ -4,9 +4,8 @@
  * HTTP server's `upgrade` event (`ws` in noServer mode: the host keeps its server).
  *
  * Events:
- * - `human-settled` — a human interaction (input begun at an idle prompt, or a takeover of a model send)
- *   is over; fired once per interaction with its kind and outcome, so the host can tell the agent to read
- *   the terminal.
+ * - `human-settled` — the owner's own event (`HumanSettled`, the same object), passed on for hosts that hold
+ *   only the transport: a human interaction is over, so the host can tell the agent to read the terminal.
  *
  * Timers (token expiry, controller grace, heartbeats) run on the injected clock.
  */
@@ -17,7 +16,6 @@ import { WebSocketServer } from 'ws';
 import type { TerminalHub } from '../hub/hub.ts';
 import type { HumanSettled } from '../hub/human-session.ts';
 import { type Clock, systemClock } from '../time.ts';
-import type { WaitReason } from '../queue/operation.ts';
 import { CloseCode, SUBPROTOCOL } from '../protocol/index.ts';
 import { checkUpgrade, normalizeOrigin, refuseUpgrade } from './fence.ts';
 import { CLOSE_REASONS } from './messages.ts';
@@ -38,21 +36,9 @@ export interface TerminalTransportOptions {
 }
 
 /** What the host hook receives when a human interaction settles. */
-export interface TransportHumanSettled {
-  ownerId: string;
-  /** `idle`: input begun at an idle prompt. `takeover`: a model send handed to the person. */
-  kind: 'idle' | 'takeover';
-  /** How it ended: `prompt` (the shell is back), `session_exit`, `cancelled` (interrupted after the
-   *  controller left), or `failed` (the terminal could not carry it out). */
-  outcome: WaitReason | 'failed';
-  /** Exit status of the last command, when the shell reported one. */
-  exitCode: number | undefined;
-  generation: number;
-  leaseId: number;
-}
 
 export interface TransportEvents {
-  'human-settled': [TransportHumanSettled];
+  'human-settled': [HumanSettled];
 }
 
 export interface UpgradeExpectation {
@@ -149,14 +135,7 @@ export class TerminalTransport extends EventEmitter<TransportEvents> {
 
   private settled(event: HumanSettled): void {
     if (this.closing) return;
-    this.emit('human-settled', {
-      ownerId: event.ownerId,
-      kind: event.origin,
-      outcome: event.waitReason,
-      exitCode: event.exitCode,
-      generation: event.generation,
-      leaseId: event.leaseId,
-    });
+    this.emit('human-settled', event);
   }
 
   // ------------------------------------------------------------------ upgrade
