@@ -1,6 +1,9 @@
 /**
  * The seven measurements. Each returns raw samples per system; main.ts summarizes and judges them.
  * Every wait has a bound, so a stuck run ends as missing samples, never as a hung bench.
+ *
+ * Past 500 lines because the seven share their page and session plumbing (focus, probes, bounded waits);
+ * the floor and the many-terminals measures have rooms of their own.
  */
 import { readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
