@@ -10,6 +10,8 @@ import {
   type PtyProvider,
   type TerminalConfig,
 } from '../../src/index.ts';
+// By path, not as a workspace dependency: test-support depends on this package (a cycle otherwise).
+import { sleep, waitFor as poll } from '../../../test-support/src/wait.ts';
 
 export interface TestHub {
   hub: TerminalHub;
@@ -34,17 +36,11 @@ export function makeHub(
   };
 }
 
-export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+export { sleep };
 
-/** Wait until `check` returns a truthy value (polling), or fail with `what`. */
-export async function waitFor<T>(check: () => T | Promise<T>, what: string, timeoutMs = 10_000): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value as NonNullable<T>;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(10);
-  }
+/** Wait until `check` returns a truthy value (polling every 10 ms), or fail with `what`. */
+export function waitFor<T>(check: () => T | Promise<T>, what: string, timeoutMs = 10_000): Promise<NonNullable<T>> {
+  return poll(check, what, timeoutMs, 10);
 }
 
 /** A provider that records everything written to each PTY (to see what reached it). */

@@ -35,6 +35,8 @@ import {
   parseServerFrame,
   subprotocolsFor,
 } from '../../src/protocol/index.ts';
+// By path, not as a workspace dependency: test-support depends on this package (a cycle otherwise).
+import { sleep, waitFor } from '../../../test-support/src/wait.ts';
 
 const { Terminal } = headless;
 const { SerializeAddon } = serializeModule;
@@ -45,16 +47,10 @@ type HeadlessTerminal = InstanceType<typeof Terminal>;
 
 /** Poll `condition` until it holds; a guard against hangs, never a speed assertion. */
 export async function until(condition: () => boolean, what: string, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await delay(5);
-  }
+  await waitFor(condition, what, timeoutMs, 5);
 }
 
-export function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
+export const delay = sleep;
 
 /** A small seeded generator, so that a failing random run can be replayed (tests print the seed). */
 export function seededRandom(seed: number): () => number {
