@@ -39,6 +39,17 @@ export interface ClientSocket {
 
 export type ScriptedMode = 'manual' | 'shell';
 
+/** A status frame's fields for a running shell at an idle prompt with nothing queued. */
+export const IDLE_STATUS = {
+  process: { kind: 'running' },
+  queueStatus: 'ready',
+  holder: null,
+  pendingCount: 0,
+  pendingKinds: [],
+  takeoverId: null,
+  inputWait: null,
+} as const satisfies Partial<StatusFrame>;
+
 export interface ScriptedServerOptions {
   mode?: ScriptedMode;
   rows?: number;
@@ -174,13 +185,8 @@ export class ScriptedServer {
     this.cols = this.options.cols;
     this.screen = options.screen ?? this.options.prompt;
     this.status = {
-      process: { kind: 'running' },
-      queueStatus: 'ready',
-      holder: null,
-      pendingCount: 0,
+      ...IDLE_STATUS,
       pendingKinds: [],
-      takeoverId: null,
-      inputWait: null,
       ...options.status,
     };
   }
@@ -341,16 +347,7 @@ export class ScriptedServer {
     this.sequence = 0;
     this.screen = screen;
     this.lease = null;
-    this.status = {
-      ...this.status,
-      process: { kind: 'running' },
-      queueStatus: 'ready',
-      holder: null,
-      pendingCount: 0,
-      pendingKinds: [],
-      takeoverId: null,
-      inputWait: null,
-    };
+    this.status = { ...this.status, ...IDLE_STATUS, pendingKinds: [] };
     for (const socket of this.sockets) socket.serverClose(CloseCode.reset, 'reset');
   }
 

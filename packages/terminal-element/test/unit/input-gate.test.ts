@@ -4,19 +4,9 @@ import assert from 'node:assert/strict';
 import { PROTOCOL_VERSION, type LeaseFrame, type StatusFrame } from '@shared-terminal/server/protocol';
 import { InputGate, type GateView, type InputDecision, type LeaseView } from '../../src/connection/input-gate.ts';
 import type { ViewNoticeCode } from '../../src/connection/notices.ts';
+import { IDLE_STATUS } from '@shared-terminal/test-support/scripted-server';
 
-const idleStatus: StatusFrame = {
-  v: PROTOCOL_VERSION,
-  type: 'status',
-  generation: 1,
-  process: { kind: 'running' },
-  queueStatus: 'ready',
-  holder: null,
-  pendingCount: 0,
-  pendingKinds: [],
-  takeoverId: null,
-  inputWait: null,
-};
+const idleStatus: StatusFrame = { v: PROTOCOL_VERSION, type: 'status', generation: 1, ...IDLE_STATUS, pendingKinds: [] };
 const status = (patch: Partial<StatusFrame>): StatusFrame => ({ ...idleStatus, ...patch });
 const live: GateView = { role: 'controller', readonlyRequested: false, connected: true, status: idleStatus };
 const lease = (state: LeaseFrame['state'], leaseId = 1): LeaseFrame => ({

@@ -3,14 +3,7 @@
  * (maxInputBytes), input only into the generation the lease began on, and one `human-settled` report
  * when it is over, saying what the first input went to.
  */
-import {
-  type HumanLease,
-  type HumanOrigin,
-  type OperationResult,
-  QUEUE_MESSAGES,
-  QueueError,
-  type WaitReason,
-} from '../queue/operation.ts';
+import { type HumanLease, type HumanOrigin, QUEUE_MESSAGES, QueueError, type WaitReason } from '../queue/operation.ts';
 import type { PromptFact, TerminalGeneration } from '../terminal/generation.ts';
 import { utf8Length } from '../utf8.ts';
 import { TerminalError } from '../errors.ts';
@@ -41,13 +34,8 @@ export interface HumanWork {
   inputBytes: number;
 }
 
-/** A human lease as the transport uses it. */
-export interface HumanSession {
-  readonly id: number;
-  readonly origin: HumanOrigin;
-  readonly granted: Promise<void>;
-  readonly result: Promise<OperationResult>;
-  readonly closed: boolean;
+/** A human lease as the transport uses it: the queue's lease, with input as text under the byte cap. */
+export interface HumanSession extends Pick<HumanLease, 'id' | 'origin' | 'granted' | 'result' | 'closed'> {
   /** Write input; refused when over the byte cap (nothing is written then). */
   input(text: string): Promise<void>;
   /** SIGINT to the foreground group; the lease is kept until the prompt is back. */
