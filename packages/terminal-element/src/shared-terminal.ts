@@ -595,12 +595,7 @@ export class SharedTerminalElement extends LitElement {
             t,
           )}
           <div class="actions" @focusout=${this.menu.onActionsFocusOut}>
-            <button
-              part="takeover-button"
-              class="takeover ${canTakeOver ? 'primary' : ''}"
-              ?disabled=${!canTakeOver}
-              @click=${this.onTakeover}
-            >
+            <button part="takeover-button" class="takeover ${canTakeOver ? 'primary' : ''}" ?disabled=${!canTakeOver} @click=${this.onTakeover}>
               ${t.takeOver}
             </button>
             <button part="interrupt-button" class="interrupt" ?disabled=${!canInterrupt} @click=${this.onInterrupt}>${t.interrupt}</button>

@@ -48,19 +48,9 @@ export interface SettingsMenuActions {
 
 export function settingsMenu(v: SettingsMenuView, t: Messages, a: SettingsMenuActions): TemplateResult {
   const size = v.fontSize;
-  return html`<div
-    part="settings-menu"
-    id="settings-menu"
-    class="menu"
-    role="menu"
-    aria-label=${t.settings}
-    ?hidden=${!v.open}
-    @keydown=${a.keydown}
-  >
+  return html`<div part="settings-menu" id="settings-menu" class="menu" role="menu" aria-label=${t.settings} ?hidden=${!v.open} @keydown=${a.keydown}>
     <button role="menuitem" tabindex="-1" class="reconnect" @click=${() => a.run(a.reconnect)}>${t.reconnect}</button>
-    <button role="menuitem" tabindex="-1" class="clear" ?disabled=${!v.hasRenderer} @click=${() => a.run(a.clearView)}>
-      ${t.clearView}
-    </button>
+    <button role="menuitem" tabindex="-1" class="clear" ?disabled=${!v.hasRenderer} @click=${() => a.run(a.clearView)}>${t.clearView}</button>
     <div class="font-row" role="group" aria-label=${t.fontSize(size)}>
       <span aria-hidden="true">${t.fontSize(size)}</span>
       <button
@@ -86,9 +76,7 @@ export function settingsMenu(v: SettingsMenuView, t: Messages, a: SettingsMenuAc
         ${t.fontUp}
       </button>
     </div>
-    <button role="menuitem" tabindex="-1" class="fit-width" ?disabled=${!v.hasRenderer} @click=${() => a.run(a.fitWidth)}>
-      ${t.fitWidth}
-    </button>
+    <button role="menuitem" tabindex="-1" class="fit-width" ?disabled=${!v.hasRenderer} @click=${() => a.run(a.fitWidth)}>${t.fitWidth}</button>
     <button
       role="menuitemcheckbox"
       tabindex="-1"

@@ -58,16 +58,15 @@ export function noticeList(
 ): TemplateResult {
   return html`<div part="notices" class="notices" role="log" aria-live="polite">
     ${list.map(
-      (n) =>
-        html`<div part="notice" class="notice ${ERROR_NOTICES.has(n.code) ? 'error' : ''}" data-code=${n.code}>
-          <span>${noticeText(t, n)}</span>
-          ${
-            RECONNECT_NOTICES.has(n.code)
-              ? html`<button class="notice-reconnect" @click=${() => (actions.dismiss(n.id), actions.reconnect())}>${t.reconnect}</button>`
-              : nothing
-          }
-          <button class="notice-dismiss" aria-label=${t.dismiss} title=${t.dismiss} @click=${() => actions.dismiss(n.id)}>×</button>
-        </div>`,
+      (n) => html`<div part="notice" class="notice ${ERROR_NOTICES.has(n.code) ? 'error' : ''}" data-code=${n.code}>
+        <span>${noticeText(t, n)}</span>
+        ${
+          RECONNECT_NOTICES.has(n.code)
+            ? html`<button class="notice-reconnect" @click=${() => (actions.dismiss(n.id), actions.reconnect())}>${t.reconnect}</button>`
+            : nothing
+        }
+        <button class="notice-dismiss" aria-label=${t.dismiss} title=${t.dismiss} @click=${() => actions.dismiss(n.id)}>×</button>
+      </div>`,
     )}
   </div>`;
 }

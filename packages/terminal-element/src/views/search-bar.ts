@@ -60,13 +60,7 @@ export function searchBar(result: SearchResult | null, t: Messages, a: SearchBar
     }
   };
   return html`<div part="search" class="search" role="search" aria-label=${t.search}>
-    <input
-      type="search"
-      aria-label=${t.searchPlaceholder}
-      placeholder=${t.searchPlaceholder}
-      @input=${() => a.find('next', true)}
-      @keydown=${onKey}
-    />
+    <input type="search" aria-label=${t.searchPlaceholder} placeholder=${t.searchPlaceholder} @input=${() => a.find('next', true)} @keydown=${onKey} />
     <span class="search-count" role="status" aria-live="polite">${count}</span>
     <button class="search-previous" aria-label=${t.searchPrevious} title=${t.searchPrevious} @click=${() => a.find('previous')}>↑</button>
     <button class="search-next" aria-label=${t.searchNext} title=${t.searchNext} @click=${() => a.find('next')}>↓</button>

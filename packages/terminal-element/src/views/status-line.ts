@@ -69,10 +69,9 @@ export function statusLine(v: StatusLineView, t: Messages): TemplateResult {
   if (v.lease.state !== 'none' && !mine) segments.push(html`<span class="lease">${t.lease[v.lease.state]}</span>`);
   // Separators are text with spaces around them, so the line reads (and copies) as "Controller | connected | ...".
   const role = showRole
-    ? html`<span part="role" class="role">${readonly ? t.readOnly : t.controller}</span
-        >${reason ? html` <span class="reason">(${reason})</span>` : nothing}`
+    ? html`<span part="role" class="role">${readonly ? t.readOnly : t.controller}</span>${reason ? html` <span class="reason">(${reason})</span>` : nothing}`
     : nothing;
-  return html`<div part="status" class="status" role="status" aria-live="polite">
-    ${role}${segments.map((segment, i) => html`${i > 0 || showRole ? html`<span class="sep"> | </span>` : nothing}${segment}`)}
-  </div>`;
+  return html`<div part="status" class="status" role="status" aria-live="polite">${role}${segments.map(
+    (segment, i) => html`${i > 0 || showRole ? html`<span class="sep"> | </span>` : nothing}${segment}`,
+  )}</div>`;
 }

@@ -365,6 +365,13 @@ describe('<shared-terminal>', () => {
     ok(shadow(m.el, '[part="notice"]').textContent!.includes('refreshed from the server'));
   });
 
+  it('the status line reads, and copies, as its words alone: no stray whitespace around or between them', async () => {
+    const m = await mount();
+    const text = shadow(m.el, '[part="status"]').textContent!;
+    ok(/^Controller \| connected/.test(text), JSON.stringify(text));
+    ok(!/\s{2,}|^\s|\s$/.test(text), JSON.stringify(text));
+  });
+
   it('speaks Chinese with lang="zh-CN" and follows the dark theme', async () => {
     const m = await mount({ status: { queueStatus: 'busy', holder: 'model-send', takeoverId: '1' } }, { lang: 'zh-CN', theme: 'dark' });
     equal(shadow(m.el, '.takeover').textContent!.trim(), '接手输入');
