@@ -329,6 +329,20 @@ describe('class 4: no false waits', () => {
   });
 });
 
+describe('class 4: a program reading its own /dev/tty in another terminal is no reader of this one', () => {
+  const { hub } = useHub('own-tty');
+
+  it('while the other terminal waits on /dev/tty, a sleep here runs to its end', async () => {
+    // less, vim and pinentry read /dev/tty: that names their own terminal, not every terminal.
+    const other = await runSend(hub().hub, 'own-tty-other', { text: 'read -r x < /dev/tty', submit: true });
+    assert.equal(other.waitReason, 'stdin_read');
+    const here = await runSend(hub().hub, 'own-tty-here', { text: 'sleep 1.5; echo slept', submit: true });
+    assert.equal(here.waitReason, 'prompt');
+    assert.match(here.output, /\nslept$/);
+    await runSend(hub().hub, 'own-tty-other', { text: 'done', submit: true });
+  });
+});
+
 describe('class 4: relays whose inner terminal belongs to a server (screen) or a script (expect)', () => {
   const { send } = useHub('relays');
 

@@ -16,7 +16,7 @@
  * /proc/<pid>/task/<tid>/syscall: "<nr> <arg0> ... <arg5> <sp> <pc>" in hex, or "running".
  */
 import { createHash } from 'node:crypto';
-import { promises as fs } from 'node:fs';
+import { promises as fs, statSync } from 'node:fs';
 import type { ForegroundInfo, InnerTerminal, InputCall } from './contract.ts';
 import {
   type ProcStat,
@@ -353,12 +353,35 @@ async function fdTarget(pid: number, fd: number, ptsPath?: string): Promise<FdTa
   } catch {
     return 'other';
   }
-  if (ptsPath !== undefined ? target === ptsPath || target === '/dev/tty' : target.startsWith('/dev/pts/') && target !== '/dev/pts/ptmx') {
-    return 'terminal';
-  }
+  if (ptsPath === undefined ? target.startsWith('/dev/pts/') && target !== '/dev/pts/ptmx' : target === ptsPath) return 'terminal';
+  // /dev/tty is the process's own controlling terminal: this one only for processes it controls (a
+  // program in another terminal reading its /dev/tty, like less or pinentry, is no reader of this one).
+  if (target === '/dev/tty') return ptsPath !== undefined && controlledBy(pid, ptsPath) ? 'terminal' : 'other';
   if (target === '/dev/ptmx' || target === '/dev/pts/ptmx') return 'master';
   if (target.startsWith('socket:')) return 'socket';
   return 'other';
+}
+
+/** Whether `ptsPath` is the controlling terminal of `pid`. */
+function controlledBy(pid: number, ptsPath: string): boolean {
+  const device = terminalDevice(ptsPath);
+  return device !== undefined && readProcStatSync(pid)?.ttyNr === device;
+}
+
+/** The device number of a terminal (fixed by its path: /dev/pts/N is always the same device). */
+const terminalDevices = new Map<string, number>();
+function terminalDevice(ptsPath: string): number | undefined {
+  let device = terminalDevices.get(ptsPath);
+  if (device === undefined) {
+    try {
+      device = statSync(ptsPath).rdev;
+    } catch {
+      return undefined;
+    }
+    if (terminalDevices.size > 1024) terminalDevices.clear(); // bounded: one entry per terminal seen
+    terminalDevices.set(ptsPath, device);
+  }
+  return device;
 }
 
 /** The fds of `pid` that are the terminal `ptsPath`. */
