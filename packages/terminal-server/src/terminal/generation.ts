@@ -4,26 +4,17 @@
  * Everything that touches the screen runs on one serial chain (ingest of each output chunk, snapshots,
  * captures, reads), so each of them sees a whole number of chunks. Output is read as fast as the screen
  * parses it; while a chunk is parsed the PTY stream buffers and, past its high-water mark, pauses the
- * PTY (back-pressure all the way to the program).
- *
- * It gathers the completion evidence (shell-integration marks as the screen parses them, the kernel's
- * facts about who reads the terminal) and asks evidence.ts for a verdict; a verdict is reported once a
- * second look agrees. Facts are stamped with the dispatch that was current when their evidence arrived:
- * - prompt: bash is back at its own prompt (a mark that counts, or, without marks, the kernel's word that
- *   bash is idle in its line editor and the terminal is quiet);
- * - stdin_read: a process holding the terminal is blocked reading it and it is not bash at its prompt.
- *
- * Why one file past 500 lines: the marks, the polls and the screen share one serial order (a mark counts
- * where the screen parsed it). The gathering of evidence is the part to move out into a room of its own,
- * once the evidence fixes under way have landed (moving it under them would hide their diffs).
+ * PTY (back-pressure all the way to the program). The completion evidence is gathered by its
+ * CompletionWatch (completion-watch.ts), which this generation feeds with each mark where the screen
+ * parsed it, with writes and with output.
  */
 import { EventEmitter } from 'node:events';
-import type { ForegroundInfo, ForegroundSignal, PtyExit, PtyHandle, PtyProvider } from '../pty/contract.ts';
+import type { ForegroundSignal, PtyExit, PtyHandle, PtyProvider } from '../pty/contract.ts';
 import { type Cursor, type CaptureHandle, type CaptureResult, Screen, type ScreenPage, type ScreenSnapshot } from '../screen/screen.ts';
 import { within } from '../time.ts';
-import { MarkerFilter, type ShellMarker, prepareShellLaunch } from '../shell/integration.ts';
-import { prepareRestore, runsBash } from '../shell/restore.ts';
-import { type Observation, type Verdict, type WaitFacts, judge, sameVerdict } from './evidence.ts';
+import { MarkerFilter, prepareShellLaunch } from '../shell/integration.ts';
+import type { WaitFacts } from './evidence.ts';
+import { CompletionWatch, type GenerationObserver } from './completion-watch.ts';
 import type { TerminalConfig } from '../config.ts';
 
 export type ProcessStatus = { kind: 'running' } | { kind: 'exited'; exitCode: number | null; signal: string | null };
@@ -31,26 +22,7 @@ export type ProcessStatus = { kind: 'running' } | { kind: 'exited'; exitCode: nu
 /** A program waits for input (see evidence.ts for each field). */
 export type InputWait = WaitFacts;
 
-export interface PromptFact {
-  /** Exit status of the last command, when the shell reported one since the dispatch. */
-  exitCode: number | undefined;
-  /** 'marker': the shell's own prompt mark; 'kernel': bash idle in its line editor, no mark (no exit code). */
-  evidence: 'marker' | 'kernel';
-  /** Where the prompt began on the screen: the command's output ends there. */
-  start: { line: number; x: number } | undefined;
-}
-
-/** What the generation reports to, and asks of, the owner's queue. */
-export interface GenerationObserver {
-  /** The current dispatch number (stamps evidence). */
-  dispatch(): number;
-  /** What the active operation can be completed by; 'none' stops polling. */
-  interest(): 'none' | 'prompt' | 'prompt-and-input';
-  /** The engine may type into the terminal itself now (no person is typing into it). */
-  engineMayType(): boolean;
-  prompt(dispatch: number, fact: PromptFact): void;
-  inputWait(dispatch: number, wait: InputWait): void;
-}
+export type { GenerationObserver, PromptFact } from './completion-watch.ts';
 
 /** The visible screen as of one output sequence. */
 export interface GenerationView {
@@ -85,25 +57,6 @@ export interface GenerationStartOptions {
   wrapArgv?: (argv: string[]) => string[] | Promise<string[]>;
 }
 
-const PROMPT_SETTLE_MS = 2;
-/** Between a verdict and the look that confirms it: the program's own prompt text arrives and is parsed. */
-const CONFIRM_SETTLE_MS = 4;
-const QUIET_CHECK_MS = 8;
-/** Looks for the first prompt's line-editor depth: bash reaches its editor within a few of them. */
-const LEARN_STACK_ATTEMPTS = 20;
-const LEARN_STACK_RETRY_MS = 10;
-
-/** bash itself asleep in its line editor: a wait without timeout that is not a read() (its `read`
- *  builtins block in read() or wait with a timeout). */
-function isLineEditor(info: ForegroundInfo, shellPid: number): boolean {
-  return (
-    info.inputWaiting &&
-    (info.inputProcessId ?? shellPid) === shellPid &&
-    info.processGroupId === shellPid &&
-    info.inputCall !== 'read' &&
-    info.inputTimed !== true
-  );
-}
 /** Quiet time after which the screen moves old history rows into its compact archive. */
 const COMPACT_IDLE_MS = 1500;
 const COMPACT_STEP_ROWS = 500;
@@ -129,7 +82,6 @@ export class TerminalGeneration extends EventEmitter<GenerationEvents> {
   private readonly handle: PtyHandle;
   private readonly screen: Screen;
   private readonly filter: MarkerFilter;
-  private readonly nonce: string;
   private readonly config: TerminalConfig;
   private observer: GenerationObserver | undefined;
   private sequenceNumber = 0;
@@ -137,38 +89,7 @@ export class TerminalGeneration extends EventEmitter<GenerationEvents> {
   private bootWaiter: { resolve(): void; reject(error: Error): void } | undefined;
   private processStatus: ProcessStatus = { kind: 'running' };
   private disposed = false;
-  // prompt evidence (see ShellMarks in evidence.ts)
-  private lastStatus: { status: number; dispatch: number } | undefined;
-  private promptMark: { dispatch: number; cursor: ReturnType<Screen['absoluteCursor']> } | undefined;
-  /** Where the current prompt began: at its exit-status mark, else at its prompt mark's line. */
-  private promptStart: { line: number; x: number } | undefined;
-  /** The command number of the last prompt mark that counted (a replay repeats it). */
-  private countedCommand = -1;
-  /** An exit-status mark came after the last prompt mark that counted (an empty line keeps the number). */
-  private freshStatus = false;
-  private commandRunning = false;
-  /** A CR or LF was written since the last prompt was reported (see evidence.ts). */
-  private lineSubmitted = false;
-  /** The last prompt reported, as drawn on its row (PS1 rendered). */
-  private lastPromptText: string | undefined;
-  /** The stack depth of bash's line editor at a prompt reported in this program image (see evidence.ts). */
-  private promptStack: string | undefined;
-  /** The shell's program image when last seen reading: a new one means it exec'd. */
-  private shellImage: string | undefined;
-  /** The shell exec'd since it started (its first image had the hook; later ones need the restore). */
-  private imageChanged = false;
-  /** The image the restore was tried in (once per image), and the operation it was typed in. */
-  private restoreTried: { image: string; dispatch: number } | undefined;
-  /** The reader seen at the last look, and since when it has been seen waiting without a break. */
-  private seenWait: { pid: number | undefined; call: string | undefined; since: number } | undefined;
-  private promptTimer: NodeJS.Timeout | undefined;
-  // input-wait polling
-  private pollTimer: NodeJS.Timeout | undefined;
-  private inspecting = false;
-  private pollDelay: number | undefined;
-  private reportedWait: { dispatch: number; sequence: number } | undefined;
-  private lastOutputAt = 0;
-  private lastWriteAt = 0;
+  private readonly watch: CompletionWatch;
   private pendingParse = 0;
   private releaseParse: (() => void) | undefined;
   private pumped: Promise<void> = Promise.resolve();
@@ -185,7 +106,6 @@ export class TerminalGeneration extends EventEmitter<GenerationEvents> {
     this.handle = handle;
     this.pid = handle.pid;
     this.filter = new MarkerFilter(nonce);
-    this.nonce = nonce;
     this.screen = new Screen(
       {
         rows: options.config.rows,
@@ -200,6 +120,19 @@ export class TerminalGeneration extends EventEmitter<GenerationEvents> {
       },
     );
     this.done = new Promise((resolve) => this.once('exit', resolve));
+    this.watch = new CompletionWatch({
+      pid: this.pid,
+      handle,
+      screen: this.screen,
+      nonce,
+      pollIntervalMs: options.config.pollIntervalMs,
+      observer: () => this.observer,
+      disposed: () => this.disposed,
+      running: () => this.processStatus.kind === 'running',
+      sequence: () => this.sequenceNumber,
+      atBoundary: (task) => this.atBoundary(task),
+      write: (data) => this.write(data),
+    });
   }
 
   /** Spawn bash and resolve once its first controlled prompt is drawn. */
@@ -268,8 +201,7 @@ export class TerminalGeneration extends EventEmitter<GenerationEvents> {
   /** The active operation changed (granted, written, settled): re-evaluate completion evidence now. */
   kick(): void {
     if (this.disposed || this.processStatus.kind !== 'running') return;
-    if (this.promptMark) this.schedulePromptCheck();
-    this.schedulePoll(QUIET_CHECK_MS);
+    this.watch.kick();
   }
 
   get status(): ProcessStatus {
@@ -354,10 +286,7 @@ export class TerminalGeneration extends EventEmitter<GenerationEvents> {
       const before = marker.at > written ? text.slice(written, marker.at) : '';
       written = Math.max(written, marker.at);
       // The marker's effect is recorded when the screen has parsed exactly the text before it.
-      this.screen.write(before, () => {
-        if (before.length > 0) this.promptMark = undefined;
-        this.recordMarker(marker, dispatch);
-      });
+      this.screen.write(before, () => this.watch.mark(marker, dispatch, before.length > 0));
     }
     this.screen.write(written < text.length ? text.slice(written) : '', () => {
       this.pendingParse -= text.length;
@@ -371,249 +300,11 @@ export class TerminalGeneration extends EventEmitter<GenerationEvents> {
         // The first operation starts once the line editor's depth is known too (a few ms).
         const waiter = this.bootWaiter;
         this.bootWaiter = undefined;
-        void this.learnPromptStack().finally(() => waiter.resolve());
+        void this.watch.learnPromptStack().finally(() => waiter.resolve());
       }
-      if (text.length > 0) {
-        this.lastOutputAt = performance.now();
-        this.scheduleCompaction();
-      }
-      if (this.promptMark) this.schedulePromptCheck();
-      else this.schedulePoll(QUIET_CHECK_MS);
+      if (text.length > 0) this.scheduleCompaction();
+      this.watch.parsed(text.length > 0);
     });
-  }
-
-  private recordMarker(marker: ShellMarker, dispatch: number): void {
-    const cursor = this.screen.absoluteCursor();
-    if (marker.kind === 'D') {
-      this.lastStatus = { status: marker.status, dispatch };
-      this.freshStatus = true;
-      this.promptMark = undefined;
-      this.promptStart = cursor.alternate ? undefined : { line: cursor.line, x: cursor.x };
-      return;
-    }
-    if (marker.kind === 'C') {
-      this.commandRunning = true;
-      this.promptMark = undefined;
-      return;
-    }
-    // A prompt mark counts once: a new command number, or the first after a fresh exit-status mark.
-    if (marker.command <= this.countedCommand && !this.freshStatus) return;
-    this.countedCommand = Math.max(this.countedCommand, marker.command);
-    this.freshStatus = false;
-    this.commandRunning = false;
-    if (!this.promptStart || this.promptStart.line > cursor.line) this.promptStart = { line: cursor.line, x: 0 };
-    this.promptMark = { dispatch, cursor };
-  }
-
-  // ------------------------------------------------------------------ completion evidence
-
-  private schedulePromptCheck(): void {
-    if (this.promptTimer || !this.observer || this.observer.interest() === 'none') return;
-    this.promptTimer = setTimeout(() => {
-      this.promptTimer = undefined;
-      void this.checkPrompt();
-    }, PROMPT_SETTLE_MS);
-  }
-
-  /** The fast path: a prompt mark was just parsed. Returns true when a prompt was reported. */
-  private async checkPrompt(): Promise<boolean> {
-    const mark = this.promptMark;
-    const observer = this.observer;
-    if (!mark || !observer || observer.interest() === 'none' || this.processStatus.kind !== 'running') return false;
-    const info = await this.handle.inspectForeground({ terminalFlags: false }).catch(() => undefined);
-    if (this.promptMark !== mark) return false; // more output arrived meanwhile
-    this.noteImage(info);
-    // Where waits cannot be seen (macOS), bash in front is all the kernel says.
-    const waitsKnown = this.handle.inputWaitDetection === true;
-    const shellWaiting = info !== undefined && (waitsKnown ? isLineEditor(info, this.pid) : info.processGroupId === this.pid);
-    if (!shellWaiting) {
-      // A forged marker, or bash not yet back in its line editor: the poll looks again.
-      this.schedulePoll(this.config.pollIntervalMs);
-      return false;
-    }
-    // Output still being parsed would move the cursor: look once everything read so far is parsed.
-    const now = await this.atBoundary(() => this.screen.absoluteCursor());
-    if (this.promptMark !== mark) return false;
-    if (now.x !== mark.cursor.x || now.line !== mark.cursor.line || now.alternate) {
-      // Something was drawn after the prompt (typed-ahead input): this prompt is no longer pristine.
-      this.promptMark = undefined;
-      this.schedulePoll(this.config.pollIntervalMs);
-      return false;
-    }
-    this.reportPrompt(observer, mark.dispatch, 'marker', info);
-    return true;
-  }
-
-  /**
-   * At the first prompt, the depth at which bash's line editor waits: without it, the first command's
-   * line editor would be told from `read -e` only by marks, whose output may still be on its way.
-   */
-  private async learnPromptStack(): Promise<void> {
-    if (this.handle.inputWaitDetection !== true) return;
-    for (let attempt = 0; attempt < LEARN_STACK_ATTEMPTS && this.promptStack === undefined && !this.disposed; attempt++) {
-      const info = await this.handle.inspectForeground({ terminalFlags: false }).catch(() => undefined);
-      this.noteImage(info);
-      if (this.lastWriteAt > 0) return; // input arrived: the line editor may be elsewhere now
-      if (info?.inputStack !== undefined && isLineEditor(info, this.pid)) {
-        this.promptStack = info.inputStack;
-        return;
-      }
-      await new Promise((resolve) => setTimeout(resolve, LEARN_STACK_RETRY_MS));
-    }
-  }
-
-  /** Called with everything read so far parsed (the cursor is where the prompt left it). */
-  private reportPrompt(
-    observer: GenerationObserver,
-    dispatch: number,
-    evidence: 'marker' | 'kernel',
-    info: ForegroundInfo | undefined,
-  ): void {
-    if (info?.inputStack !== undefined && isLineEditor(info, this.pid)) this.promptStack = info.inputStack;
-    this.lineSubmitted = false;
-    const status = this.lastStatus;
-    let start = this.promptStart;
-    const cursor = this.screen.absoluteCursor();
-    const drawn = cursor.alternate ? undefined : this.screen.cursorRowText();
-    if (!start && evidence === 'kernel' && drawn !== undefined) {
-      // No mark says where the prompt began. A prompt drawn like the last one (a fixed PS1) starts where
-      // that text starts, after any output without a final newline; otherwise at the row's start.
-      const known = this.lastPromptText;
-      start = { line: cursor.line, x: known && drawn.endsWith(known) ? drawn.length - known.length : 0 };
-    }
-    if (start && drawn !== undefined && start.line === cursor.line) this.lastPromptText = drawn.slice(start.x) || undefined;
-    // The first prompt after a restore follows the restore line, whose status says nothing of the command.
-    const restored = this.restoreTried?.dispatch === dispatch;
-    const exitCode = status && status.dispatch === dispatch && !restored ? status.status : undefined;
-    observer.prompt(dispatch, { exitCode, evidence: restored ? 'kernel' : evidence, start });
-  }
-
-  /**
-   * Types the restore line (see shell/restore.ts) when bash exec'd into a new bash, once per image, while
-   * no person is typing. True when it was typed: the marked prompt that follows ends the operation.
-   */
-  private async restoreIntegration(observer: GenerationObserver, dispatch: number): Promise<boolean> {
-    const image = this.shellImage;
-    if (!this.imageChanged || image === undefined || this.restoreTried?.image === image) return false;
-    if (!observer.engineMayType() || !(await runsBash(this.pid))) return false;
-    this.restoreTried = { image, dispatch };
-    try {
-      const line = await prepareRestore(this.nonce);
-      if (observer.dispatch() !== dispatch || this.shellImage !== image) return false;
-      await this.write(line);
-      return true;
-    } catch {
-      return false;
-    }
-  }
-
-  /** A new program image in the shell process (it exec'd): the old image's marks say nothing now. */
-  private noteImage(info: ForegroundInfo | undefined): void {
-    const image = info?.shellImage;
-    if (image === undefined) return;
-    if (this.shellImage !== undefined && this.shellImage !== image) {
-      this.commandRunning = false;
-      this.promptMark = undefined;
-      this.freshStatus = false;
-      this.promptStack = undefined;
-      this.imageChanged = true;
-    }
-    this.shellImage = image;
-  }
-
-  private schedulePoll(delay: number): void {
-    if (this.pollTimer || this.disposed || !this.observer || this.observer.interest() === 'none') return;
-    this.pollTimer = setTimeout(() => {
-      this.pollTimer = undefined;
-      void this.poll();
-    }, delay);
-  }
-
-  /** How long the reader in `info` has been seen waiting, look after look, in the same kind of call. */
-  private noteWait(info: ForegroundInfo | undefined, now: number): number {
-    if (!info?.inputWaiting) {
-      this.seenWait = undefined;
-      return 0;
-    }
-    const seen = this.seenWait;
-    if (seen && seen.pid === info.inputProcessId && seen.call === info.inputCall) return now - seen.since;
-    this.seenWait = { pid: info.inputProcessId, call: info.inputCall, since: now };
-    return 0;
-  }
-
-  private observe(info: ForegroundInfo | undefined): Verdict {
-    const now = performance.now();
-    const observation: Observation = {
-      shellPid: this.pid,
-      waitsKnown: this.handle.inputWaitDetection === true,
-      front: info,
-      marks: {
-        prompt: this.promptMark !== undefined,
-        commandRunning: this.commandRunning,
-        promptStack: this.promptStack,
-        lineSubmitted: this.lineSubmitted,
-      },
-      sinceWriteMs: now - this.lastWriteAt,
-      quietMs: now - this.lastOutputAt,
-      waitSeenMs: this.noteWait(info, now),
-    };
-    return judge(observation);
-  }
-
-  private async poll(): Promise<void> {
-    const observer = this.observer;
-    if (this.inspecting || !observer || this.disposed || this.processStatus.kind !== 'running') return;
-    if (observer.interest() === 'none') return;
-    this.inspecting = true;
-    try {
-      if (this.promptMark && (await this.checkPrompt())) return;
-      const dispatch = observer.dispatch();
-      if (dispatch < 0) {
-        // A write is in flight: what the kernel shows now may predate it.
-        this.pollDelay = 2;
-        return;
-      }
-      const outputBefore = this.sequenceNumber;
-      // A wait already reported for this dispatch, with no output since: nothing new to learn.
-      if (this.reportedWait && this.reportedWait.dispatch === dispatch && this.reportedWait.sequence === outputBefore) return;
-      const sinceOutput = performance.now() - this.lastOutputAt;
-      if (sinceOutput < QUIET_CHECK_MS) {
-        this.pollDelay = Math.max(1, QUIET_CHECK_MS - sinceOutput);
-        return;
-      }
-      // The first look skips the terminal flags (a process spawn); the confirming one reads them.
-      const info = await this.handle.inspectForeground({ terminalFlags: false }).catch(() => undefined);
-      this.noteImage(info);
-      const verdict = this.observe(info);
-      if (verdict.kind === 'undecided') {
-        if (verdict.retryMs !== undefined) this.pollDelay = Math.max(1, Math.min(this.config.pollIntervalMs, verdict.retryMs));
-        return;
-      }
-      // Let the program's own prompt text arrive and be parsed, then look again: the same verdict, no
-      // output in between and the same dispatch, or nothing is reported.
-      await new Promise((resolve) => setTimeout(resolve, CONFIRM_SETTLE_MS));
-      await this.atBoundary(() => undefined);
-      const again = await this.handle.inspectForeground({ terminalFlags: verdict.kind === 'input' }).catch(() => undefined);
-      this.noteImage(again);
-      const confirmed = this.observe(again);
-      if (!sameVerdict(verdict, confirmed) || this.sequenceNumber !== outputBefore || observer.dispatch() !== dispatch) return;
-      if (confirmed.kind === 'prompt') {
-        if (confirmed.evidence === 'marker' && !this.promptMark) return;
-        // A new bash in this process: put the hook back, and report the prompt it draws then.
-        if (confirmed.evidence === 'kernel' && (await this.restoreIntegration(observer, dispatch))) return;
-        this.reportPrompt(observer, dispatch, confirmed.evidence, again);
-        return;
-      }
-      if (confirmed.kind === 'input') {
-        this.reportedWait = { dispatch, sequence: outputBefore };
-        observer.inputWait(dispatch, confirmed.wait);
-      }
-    } finally {
-      this.inspecting = false;
-      const delay = this.pollDelay ?? this.config.pollIntervalMs;
-      this.pollDelay = undefined;
-      this.schedulePoll(delay);
-    }
   }
 
   // ------------------------------------------------------------------ reading
@@ -675,15 +366,9 @@ export class TerminalGeneration extends EventEmitter<GenerationEvents> {
 
   async write(data: string): Promise<void> {
     if (this.processStatus.kind !== 'running') throw new Error('terminal is exited');
-    // A write changes what the shell will do: evidence gathered before it no longer counts.
-    this.promptMark = undefined;
-    this.promptStart = undefined;
-    this.seenWait = undefined;
-    // Enter submits a line; Ctrl-C at the prompt drops it and bash draws the prompt again.
-    if (/[\r\n\x03]/.test(data)) this.lineSubmitted = true;
-    this.lastWriteAt = performance.now();
+    this.watch.writing(data);
     await Promise.resolve(this.handle.write(data));
-    this.lastWriteAt = performance.now();
+    this.watch.written();
     this.kick();
   }
 
@@ -747,13 +432,10 @@ export class TerminalGeneration extends EventEmitter<GenerationEvents> {
   }
 
   private clearTimers(): void {
-    if (this.promptTimer) clearTimeout(this.promptTimer);
-    if (this.pollTimer) clearTimeout(this.pollTimer);
+    this.watch.stop();
     if (this.compactTimer) clearTimeout(this.compactTimer);
     if (this.carryTimer) clearTimeout(this.carryTimer);
     this.compactTimer = undefined;
     this.carryTimer = undefined;
-    this.promptTimer = undefined;
-    this.pollTimer = undefined;
   }
 }

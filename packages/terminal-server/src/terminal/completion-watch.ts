@@ -1,0 +1,399 @@
+/**
+ * The completion watch of one generation: it gathers the evidence that an operation is done (the shell's
+ * marks as the screen parses them, looks at the kernel through the PTY handle), asks evidence.ts for a
+ * verdict and reports it to the observer once a second look agrees. Facts are stamped with the dispatch
+ * current when their evidence arrived: a prompt (bash back at its own prompt, by a mark that counts or the
+ * kernel's word) or an input wait (a process holding the terminal blocked reading it, not bash's prompt).
+ *
+ * It has a room of its own because its state (marks, looks, poll timers) is apart from the screen's; the
+ * generation feeds it (marks at the point the screen parsed them, writes, output) and lends it the serial
+ * screen chain (`atBoundary`) and the observer, so a mark still counts where the screen parsed it.
+ */
+import type { ForegroundInfo, PtyHandle } from '../pty/contract.ts';
+import type { Screen } from '../screen/screen.ts';
+import type { ShellMarker } from '../shell/integration.ts';
+import { prepareRestore, runsBash } from '../shell/restore.ts';
+import { type Observation, type Verdict, type WaitFacts, judge, sameVerdict } from './evidence.ts';
+
+export interface PromptFact {
+  /** Exit status of the last command, when the shell reported one since the dispatch. */
+  exitCode: number | undefined;
+  /** 'marker': the shell's own prompt mark; 'kernel': bash idle in its line editor, no mark (no exit code). */
+  evidence: 'marker' | 'kernel';
+  /** Where the prompt began on the screen: the command's output ends there. */
+  start: { line: number; x: number } | undefined;
+}
+
+/** What the generation reports to, and asks of, the owner's queue. */
+export interface GenerationObserver {
+  /** The current dispatch number (stamps evidence). */
+  dispatch(): number;
+  /** What the active operation can be completed by; 'none' stops polling. */
+  interest(): 'none' | 'prompt' | 'prompt-and-input';
+  /** The engine may type into the terminal itself now (no person is typing into it). */
+  engineMayType(): boolean;
+  prompt(dispatch: number, fact: PromptFact): void;
+  inputWait(dispatch: number, wait: WaitFacts): void;
+}
+
+/** What the watch needs of its generation; all of it stays on the generation's serial chain. */
+export interface WatchHost {
+  readonly pid: number;
+  readonly handle: PtyHandle;
+  readonly screen: Pick<Screen, 'absoluteCursor' | 'cursorRowText'>;
+  readonly nonce: string;
+  readonly pollIntervalMs: number;
+  observer(): GenerationObserver | undefined;
+  /** The generation was terminated or disposed. */
+  disposed(): boolean;
+  /** The shell process has not exited. */
+  running(): boolean;
+  /** The number of the last output chunk read. */
+  sequence(): number;
+  /** Run `task` once everything read so far is parsed. */
+  atBoundary<T>(task: () => T): Promise<T>;
+  /** Type into the terminal (the restore line), as any write. */
+  write(data: string): Promise<void>;
+}
+
+const PROMPT_SETTLE_MS = 2;
+/** Between a verdict and the look that confirms it: the program's own prompt text arrives and is parsed. */
+const CONFIRM_SETTLE_MS = 4;
+const QUIET_CHECK_MS = 8;
+/** Looks for the first prompt's line-editor depth: bash reaches its editor within a few of them. */
+const LEARN_STACK_ATTEMPTS = 20;
+const LEARN_STACK_RETRY_MS = 10;
+
+/** bash itself asleep in its line editor: a wait without timeout that is not a read() (its `read`
+ *  builtins block in read() or wait with a timeout). */
+function isLineEditor(info: ForegroundInfo, shellPid: number): boolean {
+  return (
+    info.inputWaiting &&
+    (info.inputProcessId ?? shellPid) === shellPid &&
+    info.processGroupId === shellPid &&
+    info.inputCall !== 'read' &&
+    info.inputTimed !== true
+  );
+}
+
+/** The poll's state: a look at the kernel is in flight or not, and when the next one is due. */
+type PollPhase = { kind: 'idle' } | { kind: 'inspecting'; nextDelayMs: number | undefined };
+
+export class CompletionWatch {
+  private readonly host: WatchHost;
+  // prompt evidence (see ShellMarks in evidence.ts)
+  private lastStatus: { status: number; dispatch: number } | undefined;
+  private promptMark: { dispatch: number; cursor: ReturnType<Screen['absoluteCursor']> } | undefined;
+  /** Where the current prompt began: at its exit-status mark, else at its prompt mark's line. */
+  private promptStart: { line: number; x: number } | undefined;
+  /** The command number of the last prompt mark that counted (a replay repeats it). */
+  private countedCommand = -1;
+  /** An exit-status mark came after the last prompt mark that counted (an empty line keeps the number). */
+  private freshStatus = false;
+  private commandRunning = false;
+  /** A CR or LF was written since the last prompt was reported (see evidence.ts). */
+  private lineSubmitted = false;
+  /** The last prompt reported, as drawn on its row (PS1 rendered). */
+  private lastPromptText: string | undefined;
+  /** The stack depth of bash's line editor at a prompt reported in this program image (see evidence.ts). */
+  private promptStack: string | undefined;
+  /** The shell's program image when last seen reading: a new one means it exec'd. */
+  private shellImage: string | undefined;
+  /** The shell exec'd since it started (its first image had the hook; later ones need the restore). */
+  private imageChanged = false;
+  /** The image the restore was tried in (once per image), and the operation it was typed in. */
+  private restoreTried: { image: string; dispatch: number } | undefined;
+  /** The reader seen at the last look, and since when it has been seen waiting without a break. */
+  private seenWait: { pid: number | undefined; call: string | undefined; since: number } | undefined;
+  private promptTimer: NodeJS.Timeout | undefined;
+  // input-wait polling
+  private pollTimer: NodeJS.Timeout | undefined;
+  private phase: PollPhase = { kind: 'idle' };
+  private reportedWait: { dispatch: number; sequence: number } | undefined;
+  private lastOutputAt = 0;
+  private lastWriteAt = 0;
+
+  constructor(host: WatchHost) {
+    this.host = host;
+  }
+
+  // ------------------------------------------------------------------ fed by the generation
+
+  /** The operation changed (granted, written, settled): re-evaluate now. The host checks it runs. */
+  kick(): void {
+    if (this.promptMark) this.schedulePromptCheck();
+    this.schedulePoll(QUIET_CHECK_MS);
+  }
+
+  /** A shell mark, called where the screen has parsed exactly the text before it (`drawn`: some was). */
+  mark(marker: ShellMarker, dispatch: number, drawn: boolean): void {
+    if (drawn) this.promptMark = undefined;
+    const cursor = this.host.screen.absoluteCursor();
+    if (marker.kind === 'D') {
+      this.lastStatus = { status: marker.status, dispatch };
+      this.freshStatus = true;
+      this.promptMark = undefined;
+      this.promptStart = cursor.alternate ? undefined : { line: cursor.line, x: cursor.x };
+      return;
+    }
+    if (marker.kind === 'C') {
+      this.commandRunning = true;
+      this.promptMark = undefined;
+      return;
+    }
+    // A prompt mark counts once: a new command number, or the first after a fresh exit-status mark.
+    if (marker.command <= this.countedCommand && !this.freshStatus) return;
+    this.countedCommand = Math.max(this.countedCommand, marker.command);
+    this.freshStatus = false;
+    this.commandRunning = false;
+    if (!this.promptStart || this.promptStart.line > cursor.line) this.promptStart = { line: cursor.line, x: 0 };
+    this.promptMark = { dispatch, cursor };
+  }
+
+  /** A chunk is parsed (`output`: it had text, not only marks). */
+  parsed(output: boolean): void {
+    if (output) this.lastOutputAt = performance.now();
+    if (this.promptMark) this.schedulePromptCheck();
+    else this.schedulePoll(QUIET_CHECK_MS);
+  }
+
+  /** A write is about to go in: it changes what the shell will do, evidence before it no longer counts. */
+  writing(data: string): void {
+    this.promptMark = undefined;
+    this.promptStart = undefined;
+    this.seenWait = undefined;
+    // Enter submits a line; Ctrl-C at the prompt drops it and bash draws the prompt again.
+    if (/[\r\n\x03]/.test(data)) this.lineSubmitted = true;
+    this.lastWriteAt = performance.now();
+  }
+
+  /** The write went in. */
+  written(): void {
+    this.lastWriteAt = performance.now();
+  }
+
+  stop(): void {
+    if (this.promptTimer) clearTimeout(this.promptTimer);
+    if (this.pollTimer) clearTimeout(this.pollTimer);
+    this.promptTimer = undefined;
+    this.pollTimer = undefined;
+  }
+
+  /**
+   * At the first prompt, the depth at which bash's line editor waits: without it, the first command's
+   * line editor would be told from `read -e` only by marks, whose output may still be on its way.
+   */
+  async learnPromptStack(): Promise<void> {
+    const { handle } = this.host;
+    if (handle.inputWaitDetection !== true) return;
+    for (let attempt = 0; attempt < LEARN_STACK_ATTEMPTS && this.promptStack === undefined && !this.host.disposed(); attempt++) {
+      const info = await handle.inspectForeground({ terminalFlags: false }).catch(() => undefined);
+      this.noteImage(info);
+      if (this.lastWriteAt > 0) return; // input arrived: the line editor may be elsewhere now
+      if (info?.inputStack !== undefined && isLineEditor(info, this.host.pid)) {
+        this.promptStack = info.inputStack;
+        return;
+      }
+      await new Promise((resolve) => setTimeout(resolve, LEARN_STACK_RETRY_MS));
+    }
+  }
+
+  // ------------------------------------------------------------------ the prompt mark's fast path
+
+  private schedulePromptCheck(): void {
+    const observer = this.host.observer();
+    if (this.promptTimer || !observer || observer.interest() === 'none') return;
+    this.promptTimer = setTimeout(() => {
+      this.promptTimer = undefined;
+      void this.checkPrompt();
+    }, PROMPT_SETTLE_MS);
+  }
+
+  /** The fast path: a prompt mark was just parsed. Returns true when a prompt was reported. */
+  private async checkPrompt(): Promise<boolean> {
+    const { handle, pid } = this.host;
+    const mark = this.promptMark;
+    const observer = this.host.observer();
+    if (!mark || !observer || observer.interest() === 'none' || !this.host.running()) return false;
+    const info = await handle.inspectForeground({ terminalFlags: false }).catch(() => undefined);
+    if (this.promptMark !== mark) return false; // more output arrived meanwhile
+    this.noteImage(info);
+    // Where waits cannot be seen (macOS), bash in front is all the kernel says.
+    const waitsKnown = handle.inputWaitDetection === true;
+    const shellWaiting = info !== undefined && (waitsKnown ? isLineEditor(info, pid) : info.processGroupId === pid);
+    if (!shellWaiting) {
+      // A forged marker, or bash not yet back in its line editor: the poll looks again.
+      this.schedulePoll(this.host.pollIntervalMs);
+      return false;
+    }
+    // Output still being parsed would move the cursor: look once everything read so far is parsed.
+    const now = await this.host.atBoundary(() => this.host.screen.absoluteCursor());
+    if (this.promptMark !== mark) return false;
+    if (now.x !== mark.cursor.x || now.line !== mark.cursor.line || now.alternate) {
+      // Something was drawn after the prompt (typed-ahead input): this prompt is no longer pristine.
+      this.promptMark = undefined;
+      this.schedulePoll(this.host.pollIntervalMs);
+      return false;
+    }
+    this.reportPrompt(observer, mark.dispatch, 'marker', info);
+    return true;
+  }
+
+  /** Called with everything read so far parsed (the cursor is where the prompt left it). */
+  private reportPrompt(
+    observer: GenerationObserver,
+    dispatch: number,
+    evidence: 'marker' | 'kernel',
+    info: ForegroundInfo | undefined,
+  ): void {
+    const { screen } = this.host;
+    if (info?.inputStack !== undefined && isLineEditor(info, this.host.pid)) this.promptStack = info.inputStack;
+    this.lineSubmitted = false;
+    const status = this.lastStatus;
+    let start = this.promptStart;
+    const cursor = screen.absoluteCursor();
+    const drawn = cursor.alternate ? undefined : screen.cursorRowText();
+    if (!start && evidence === 'kernel' && drawn !== undefined) {
+      // No mark says where the prompt began. A prompt drawn like the last one (a fixed PS1) starts where
+      // that text starts, after any output without a final newline; otherwise at the row's start.
+      const known = this.lastPromptText;
+      start = { line: cursor.line, x: known && drawn.endsWith(known) ? drawn.length - known.length : 0 };
+    }
+    if (start && drawn !== undefined && start.line === cursor.line) this.lastPromptText = drawn.slice(start.x) || undefined;
+    // The first prompt after a restore follows the restore line, whose status says nothing of the command.
+    const restored = this.restoreTried?.dispatch === dispatch;
+    const exitCode = status && status.dispatch === dispatch && !restored ? status.status : undefined;
+    observer.prompt(dispatch, { exitCode, evidence: restored ? 'kernel' : evidence, start });
+  }
+
+  /**
+   * Types the restore line (see shell/restore.ts) when bash exec'd into a new bash, once per image, while
+   * no person is typing. True when it was typed: the marked prompt that follows ends the operation.
+   */
+  private async restoreIntegration(observer: GenerationObserver, dispatch: number): Promise<boolean> {
+    const image = this.shellImage;
+    if (!this.imageChanged || image === undefined || this.restoreTried?.image === image) return false;
+    if (!observer.engineMayType() || !(await runsBash(this.host.pid))) return false;
+    this.restoreTried = { image, dispatch };
+    try {
+      const line = await prepareRestore(this.host.nonce);
+      if (observer.dispatch() !== dispatch || this.shellImage !== image) return false;
+      await this.host.write(line);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  // ------------------------------------------------------------------ the kernel's looks
+
+  /** A new program image in the shell process (it exec'd): the old image's marks say nothing now. */
+  private noteImage(info: ForegroundInfo | undefined): void {
+    const image = info?.shellImage;
+    if (image === undefined) return;
+    if (this.shellImage !== undefined && this.shellImage !== image) {
+      this.commandRunning = false;
+      this.promptMark = undefined;
+      this.freshStatus = false;
+      this.promptStack = undefined;
+      this.imageChanged = true;
+    }
+    this.shellImage = image;
+  }
+
+  private schedulePoll(delay: number): void {
+    const observer = this.host.observer();
+    if (this.pollTimer || this.host.disposed() || !observer || observer.interest() === 'none') return;
+    this.pollTimer = setTimeout(() => {
+      this.pollTimer = undefined;
+      void this.poll();
+    }, delay);
+  }
+
+  /** How long the reader in `info` has been seen waiting, look after look, in the same kind of call. */
+  private noteWait(info: ForegroundInfo | undefined, now: number): number {
+    if (!info?.inputWaiting) {
+      this.seenWait = undefined;
+      return 0;
+    }
+    const seen = this.seenWait;
+    if (seen && seen.pid === info.inputProcessId && seen.call === info.inputCall) return now - seen.since;
+    this.seenWait = { pid: info.inputProcessId, call: info.inputCall, since: now };
+    return 0;
+  }
+
+  private observe(info: ForegroundInfo | undefined): Verdict {
+    const now = performance.now();
+    const observation: Observation = {
+      shellPid: this.host.pid,
+      waitsKnown: this.host.handle.inputWaitDetection === true,
+      front: info,
+      marks: {
+        prompt: this.promptMark !== undefined,
+        commandRunning: this.commandRunning,
+        promptStack: this.promptStack,
+        lineSubmitted: this.lineSubmitted,
+      },
+      sinceWriteMs: now - this.lastWriteAt,
+      quietMs: now - this.lastOutputAt,
+      waitSeenMs: this.noteWait(info, now),
+    };
+    return judge(observation);
+  }
+
+  private async poll(): Promise<void> {
+    const observer = this.host.observer();
+    if (this.phase.kind === 'inspecting' || !observer || this.host.disposed() || !this.host.running()) return;
+    if (observer.interest() === 'none') return;
+    const phase: PollPhase & { kind: 'inspecting' } = { kind: 'inspecting', nextDelayMs: undefined };
+    this.phase = phase;
+    try {
+      if (this.promptMark && (await this.checkPrompt())) return;
+      const dispatch = observer.dispatch();
+      if (dispatch < 0) {
+        // A write is in flight: what the kernel shows now may predate it.
+        phase.nextDelayMs = 2;
+        return;
+      }
+      const outputBefore = this.host.sequence();
+      // A wait already reported for this dispatch, with no output since: nothing new to learn.
+      if (this.reportedWait && this.reportedWait.dispatch === dispatch && this.reportedWait.sequence === outputBefore) return;
+      const sinceOutput = performance.now() - this.lastOutputAt;
+      if (sinceOutput < QUIET_CHECK_MS) {
+        phase.nextDelayMs = Math.max(1, QUIET_CHECK_MS - sinceOutput);
+        return;
+      }
+      const { handle } = this.host;
+      // The first look skips the terminal flags (a process spawn); the confirming one reads them.
+      const info = await handle.inspectForeground({ terminalFlags: false }).catch(() => undefined);
+      this.noteImage(info);
+      const verdict = this.observe(info);
+      if (verdict.kind === 'undecided') {
+        if (verdict.retryMs !== undefined) phase.nextDelayMs = Math.max(1, Math.min(this.host.pollIntervalMs, verdict.retryMs));
+        return;
+      }
+      // Let the program's own prompt text arrive and be parsed, then look again: the same verdict, no
+      // output in between and the same dispatch, or nothing is reported.
+      await new Promise((resolve) => setTimeout(resolve, CONFIRM_SETTLE_MS));
+      await this.host.atBoundary(() => undefined);
+      const again = await handle.inspectForeground({ terminalFlags: verdict.kind === 'input' }).catch(() => undefined);
+      this.noteImage(again);
+      const confirmed = this.observe(again);
+      if (!sameVerdict(verdict, confirmed) || this.host.sequence() !== outputBefore || observer.dispatch() !== dispatch) return;
+      if (confirmed.kind === 'prompt') {
+        if (confirmed.evidence === 'marker' && !this.promptMark) return;
+        // A new bash in this process: put the hook back, and report the prompt it draws then.
+        if (confirmed.evidence === 'kernel' && (await this.restoreIntegration(observer, dispatch))) return;
+        this.reportPrompt(observer, dispatch, confirmed.evidence, again);
+        return;
+      }
+      if (confirmed.kind === 'input') {
+        this.reportedWait = { dispatch, sequence: outputBefore };
+        observer.inputWait(dispatch, confirmed.wait);
+      }
+    } finally {
+      this.phase = { kind: 'idle' };
+      this.schedulePoll(phase.nextDelayMs ?? this.host.pollIntervalMs);
+    }
+  }
+}
