@@ -399,3 +399,39 @@ describe('signalling the group in front', () => {
     await assert.rejects(signalFront({ ...eperm, readGroup: () => 100 }, 'SIGKILL', 100), /SIGKILL to the shell itself is refused/);
   });
 });
+
+describe('screen boundaries', () => {
+  const options = { rows: 5, cols: 40, scrollbackLines: 100, scrollbackMaxBytes: 100_000 };
+
+  it('with nothing waiting to be parsed, a boundary task runs at once, not a timer turn later', async () => {
+    const { Screen } = await import('../src/screen/screen.ts');
+    const screen = new Screen(options, () => undefined);
+    let ran = false;
+    const done = screen.atBoundary(() => {
+      ran = true;
+      return screen.viewportLines()[0];
+    });
+    assert.equal(ran, true, 'ran inside the call');
+    assert.equal(await done, '');
+    screen.dispose();
+  });
+
+  it('with writes pending, boundary tasks see exactly what was written before them, in order', async () => {
+    const { Screen } = await import('../src/screen/screen.ts');
+    const screen = new Screen(options, () => undefined);
+    const seen: string[] = [];
+    screen.write('first');
+    const a = screen.atBoundary(() => seen.push(`a:${screen.viewportLines()[0]}`));
+    screen.write(' second', () => {
+      // Asked for after b (b's boundary is still queued here), so it runs after b.
+      void screen.atBoundary(() => seen.push(`inner:${screen.viewportLines()[0]}`));
+    });
+    const b = screen.atBoundary(() => seen.push(`b:${screen.viewportLines()[0]}`));
+    assert.equal(seen.length, 0, 'nothing parsed yet');
+    await Promise.all([a, b]);
+    screen.write(' third');
+    await screen.atBoundary(() => seen.push(`c:${screen.viewportLines()[0]}`));
+    assert.deepEqual(seen, ['a:first', 'b:first second', 'inner:first second', 'c:first second third']);
+    screen.dispose();
+  });
+});

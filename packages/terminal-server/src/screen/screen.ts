@@ -115,6 +115,8 @@ export class Screen {
   private archiveBytes = 0;
   /** History rows were lost (line or byte cap, or a flood that outran the archive). */
   private evicted = false;
+  /** Writes handed to the emulator and not yet parsed: at none, its state is everything written so far. */
+  private unparsedWrites = 0;
 
   constructor(options: ScreenOptions, onReply: (data: string) => void) {
     this.options = options;
@@ -166,7 +168,7 @@ export class Screen {
     const sliceNewlines = this.sliceRows >> 1;
     const limitChars = Math.max(16, Math.floor((sliceNewlines * this.cols) / 2));
     if (text.length <= limitChars && countNewlines(text, 0, text.length, sliceNewlines + 1) <= sliceNewlines) {
-      this.terminal.write(text, () => {
+      this.emulatorWrite(text, () => {
         this.afterSlice();
         parsed?.();
       });
@@ -188,7 +190,7 @@ export class Screen {
       // Never split a surrogate pair.
       if (end < text.length && isHighSurrogate(text.charCodeAt(end - 1))) end -= 1;
       const last = end >= text.length;
-      this.terminal.write(text.slice(start, end), () => {
+      this.emulatorWrite(text.slice(start, end), () => {
         this.afterSlice();
         if (last) parsed?.();
       });
@@ -198,17 +200,30 @@ export class Screen {
 
   /**
    * Run `task` at the current end of the parse queue: after everything written so far is parsed and
-   * before anything written later is, synchronously inside the emulator's run.
+   * before anything written later is, synchronously inside the emulator's run. With nothing waiting to be
+   * parsed the emulator is already there: the task runs at once, instead of a timer turn later (the
+   * emulator starts each run on a timer, which costs a tool result about a millisecond per boundary).
    */
   atBoundary<T>(task: () => T): Promise<T> {
     return new Promise((resolve, reject) => {
-      this.terminal.write('', () => {
+      const run = () => {
         try {
           resolve(task());
         } catch (error) {
           reject(error);
         }
-      });
+      };
+      if (this.unparsedWrites === 0) run();
+      else this.emulatorWrite('', run);
+    });
+  }
+
+  /** Hand text to the emulator; `parsed` runs right after it is parsed (see unparsedWrites). */
+  private emulatorWrite(text: string, parsed: () => void): void {
+    this.unparsedWrites += 1;
+    this.terminal.write(text, () => {
+      this.unparsedWrites -= 1;
+      parsed();
     });
   }
 

@@ -271,15 +271,7 @@ export class TerminalGeneration extends EventEmitter<GenerationEvents> {
     }
     if (text.length === 0 && markers.length === 0) return;
     const sawPrompt = markers.some((m) => m.kind === 'B');
-    if (text.length > 0) {
-      // Views get output as it is read, not after the mirror parsed it (a keystroke's echo does not wait for
-      // the parse queue); snapshots name the last chunk queued before them, so the two stay consistent.
-      this.sequenceNumber += 1;
-      // (A marker read alone, after its prompt's text, marks nothing: that prompt then waits its turn.)
-      const event: OutputEvent = { generation: this.generation, sequence: this.sequenceNumber, data: text };
-      if (sawPrompt) event.prompt = true;
-      this.emit('output', event);
-    }
+    if (text.length > 0) this.sequenceNumber += 1;
     this.pendingParse += text.length;
     let written = 0;
     for (const marker of markers) {
@@ -305,6 +297,15 @@ export class TerminalGeneration extends EventEmitter<GenerationEvents> {
       if (text.length > 0) this.scheduleCompaction();
       this.watch.parsed(text.length > 0);
     });
+    if (text.length > 0) {
+      // Views get output as it is read, not after the mirror parsed it (a keystroke's echo does not wait for
+      // the parse queue). It goes out once the chunk is queued for parsing: a snapshot a listener asks for
+      // here then names this chunk and is cut after it, so the two stay consistent.
+      // (A marker read alone, after its prompt's text, marks nothing: that prompt then waits its turn.)
+      const event: OutputEvent = { generation: this.generation, sequence: this.sequenceNumber, data: text };
+      if (sawPrompt) event.prompt = true;
+      this.emit('output', event);
+    }
   }
 
   // ------------------------------------------------------------------ reading

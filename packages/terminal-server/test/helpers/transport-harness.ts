@@ -375,6 +375,21 @@ export class ViewClient {
     });
   }
 
+  /** A ping and its pong: every frame the server sent before it saw the ping has arrived by then. (A pong
+   *  is dropped while the socket is full: ping again.) */
+  async roundTrip(attempts = 20): Promise<'frame' | 'closed'> {
+    for (let attempt = 1; ; attempt++) {
+      const t = Date.now() * 100 + attempt;
+      const pong = this.nextFrame((frame) => frame.type === 'pong' && frame.t === t, 1_000);
+      this.send({ v: 1, type: 'ping', generation: this.generation ?? 0, t });
+      try {
+        return await pong;
+      } catch (error) {
+        if (attempt >= attempts) throw error;
+      }
+    }
+  }
+
   /** Ack everything parsed so far. */
   ackNow(): void {
     this.send({ v: 1, type: 'ack', generation: this.generation ?? 0, sequence: this.parsed });
@@ -476,11 +491,15 @@ export async function assertSameScreen(h: Harness, ownerId: string, view: ViewCl
   const owner = h.hub.get(ownerId)!;
   // A view that caught up with a flood from the screen alone gets its history back once output is quiet.
   const whole = () => h.transport.stats().views.every((v) => v.ownerId !== ownerId || !v.partial);
-  await until(
-    () => view.sequence === owner.generation!.sequence && view.settled && whole(),
-    'the replica to catch up with the server',
-    timeoutMs,
-  );
+  const caughtUp = () => view.sequence === owner.generation!.sequence && view.settled && whole();
+  // A frame the server sent just before these conditions held (the full snapshot that ends a view's
+  // partial state) may still be on the wire: a ping's pong comes after it, so wait for one with nothing new.
+  for (;;) {
+    await until(caughtUp, 'the replica to catch up with the server', timeoutMs);
+    const received = view.frames.length;
+    if ((await view.roundTrip()) === 'closed') break;
+    if (view.frames.filter((f, i) => i >= received && (f.type === 'snapshot' || f.type === 'output')).length === 0 && caughtUp()) break;
+  }
   const server = await serverScreen(owner);
   assert.equal(view.sequence, server.sequence, 'the stream is quiet: nothing arrived while reading the server');
   const replica = view.screen();
