@@ -30,3 +30,54 @@ export function revealCursorLine(container: HTMLElement, term: Terminal, options
   if (top < container.scrollTop) container.scrollTop = Math.max(0, Math.floor(top));
   else if (bottom > container.scrollTop + container.clientHeight) container.scrollTop = Math.ceil(bottom - container.clientHeight);
 }
+
+/**
+ * How long after a key with no visible effect (no echo moved the cursor: a password, a key the program
+ * ignores) its reveal runs anyway. Short enough to feel like part of the key press.
+ */
+export const REVEAL_WITHOUT_ECHO_MS = 120;
+
+/**
+ * A person's keys bring the cursor's line into view, as a terminal does, once the key's echo has moved
+ * the cursor (or REVEAL_WITHOUT_ECHO_MS after the key when nothing moved it), at most once per frame.
+ *
+ * Not in a frame asked for at the key itself: while a frame is pending the browser holds the echo's
+ * WebSocket message until that frame is drawn, which cost up to a frame's time (about 16 ms) on one key
+ * in three. Once the echo is parsed a frame comes anyway (to draw it), so waiting for it costs nothing.
+ */
+export class InputReveal {
+  private pending: { term: Terminal; moved: { dispose(): void }; timer: ReturnType<typeof setTimeout> } | null = null;
+  private frameAsked = false;
+  private readonly reveal: (term: Terminal) => void;
+
+  constructor(reveal: (term: Terminal) => void) {
+    this.reveal = reveal;
+  }
+
+  /** A key went out from `term`. */
+  keyed(term: Terminal): void {
+    if (this.pending?.term === term) return;
+    this.cancel();
+    const moved = term.onCursorMove(() => this.settle(term));
+    const timer = setTimeout(() => this.settle(term), REVEAL_WITHOUT_ECHO_MS);
+    this.pending = { term, moved, timer };
+  }
+
+  /** Forget a pending reveal (the renderer went away). */
+  cancel(): void {
+    if (!this.pending) return;
+    this.pending.moved.dispose();
+    clearTimeout(this.pending.timer);
+    this.pending = null;
+  }
+
+  private settle(term: Terminal): void {
+    this.cancel();
+    if (this.frameAsked) return;
+    this.frameAsked = true;
+    requestAnimationFrame(() => {
+      this.frameAsked = false;
+      this.reveal(term);
+    });
+  }
+}

@@ -25,7 +25,7 @@ import {
 import { messagesFor, resolveLocale, type Messages } from './i18n.ts';
 import { isFocusReport, silenceQueryReplies } from './query-replies.ts';
 import { skipEmptySelectionRedraws } from './selection-redraws.ts';
-import { revealCursorLine } from './cursor-line.ts';
+import { InputReveal, revealCursorLine } from './cursor-line.ts';
 import { RendererStack } from './renderer/renderer-stack.ts';
 import { panelStyles, xtermStyles } from './styles.ts';
 import {
@@ -207,7 +207,8 @@ export class SharedTerminalElement extends LitElement {
     },
     changed: () => (this.hasRenderer = this.stack.term !== null),
   });
-  private revealScheduled = false;
+  /** The person's keys bring the cursor's line into view (cursor-line.ts). */
+  private readonly inputReveal = new InputReveal((term) => this.revealCursor(term, { keepScrollback: false }));
   private readonly search = new SearchController(this, { term: () => this.term, root: () => this.renderRoot, dark: () => isDark(this) });
   private readonly menu = new SettingsMenuController(this, {
     root: () => this.renderRoot,
@@ -301,6 +302,7 @@ export class SharedTerminalElement extends LitElement {
     super.disconnectedCallback();
     this.colorScheme?.removeEventListener('change', this.onColorScheme);
     this.colorScheme = null;
+    this.inputReveal.cancel();
     // Keep the proof in memory: moving the element in the page resumes control.
     this.connection?.stop();
   }
@@ -418,16 +420,6 @@ export class SharedTerminalElement extends LitElement {
     if (container && term === this.term) revealCursorLine(container, term, options);
   }
 
-  /** The person's keys bring the cursor's line into view once per frame, as a terminal does. */
-  private revealOnInput(term: Terminal): void {
-    if (this.revealScheduled) return;
-    this.revealScheduled = true;
-    requestAnimationFrame(() => {
-      this.revealScheduled = false;
-      this.revealCursor(term, { keepScrollback: false });
-    });
-  }
-
   private get term(): Terminal | null {
     return this.stack.term;
   }
@@ -467,7 +459,7 @@ export class SharedTerminalElement extends LitElement {
       if (term !== this.term) return;
       if (isFocusReport(data) && !this.clipboard.pasting) return;
       this.connection?.input(data);
-      this.revealOnInput(term);
+      this.inputReveal.keyed(term);
     });
     return term;
   }

@@ -305,6 +305,51 @@ describe('<shared-terminal>', () => {
     ok(cursorLineVisible(), `the cursor's line is in view (panel scrolled ${viewport.scrollTop} px)`);
   });
 
+  it("a person's key brings the cursor's line into view once its echo is drawn, without a frame of its own before", async () => {
+    const m = await mount({ rows: 40, cols: 80 });
+    m.el.style.setProperty('--shared-terminal-max-height', '200px');
+    await m.el.updateComplete;
+    const viewport = shadow(m.el, '.viewport');
+    m.server.output(Array.from({ length: 39 }, (_, i) => `line ${i}`).join('\r\n') + '\r\n$ ');
+    await parsedAll(m);
+    const cursorLineVisible = () => {
+      const screen = shadow(m.el, '.xterm-screen').getBoundingClientRect();
+      const box = viewport.getBoundingClientRect();
+      const top = screen.top + (m.el.renderer!.buffer.active.cursorY * screen.height) / m.el.renderer!.rows;
+      return top >= box.top - 1 && top + screen.height / m.el.renderer!.rows <= box.bottom + 1;
+    };
+    // The person reads the top of the panel; the prompt is on the last row, out of view.
+    viewport.scrollTop = 0;
+    ok(!cursorLineVisible(), 'the prompt is out of view');
+    m.el.focusTerminal();
+    // Frames asked for between the key and its echo (a pending frame holds the echo's message back).
+    const native = window.requestAnimationFrame;
+    let asked = 0;
+    window.requestAnimationFrame = (callback) => {
+      asked += 1;
+      return native.call(window, callback);
+    };
+    try {
+      await sendKeys({ press: 'a' });
+      m.server.grant();
+      await until(() => m.server.framesOfType('begin').length + m.server.framesOfType('input').length > 0, 'the key sent');
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      equal(asked, 0, 'no frame asked for while the echo is on its way');
+    } finally {
+      window.requestAnimationFrame = native;
+    }
+    m.server.output('a');
+    await parsedAll(m);
+    await nextFrames(2);
+    ok(cursorLineVisible(), `the echo's line is in view (panel scrolled ${viewport.scrollTop} px)`);
+
+    // A key with no echo (a password): in view all the same, a moment later.
+    viewport.scrollTop = 0;
+    ok(!cursorLineVisible(), 'scrolled away again');
+    await sendKeys({ press: 'b' });
+    await until(() => cursorLineVisible(), 'the line in view without an echo');
+  });
+
   it('Fit width in the settings menu picks the largest font at which every column fits the panel', async () => {
     const m = await mount({ rows: 10, cols: 160 }, { 'font-size': '13' });
     m.el.style.width = '1000px';
