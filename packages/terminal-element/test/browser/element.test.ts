@@ -11,6 +11,25 @@ afterEach(() => {
   document.body.replaceChildren();
 });
 
+/** A 40-row terminal in a 200 px panel (so the panel scrolls), `lines` lines printed, then a `$ ` prompt. */
+async function mountPanelWithLines(lines: number) {
+  const m = await mount({ rows: 40, cols: 80 });
+  m.el.style.setProperty('--shared-terminal-max-height', '200px');
+  await m.el.updateComplete;
+  const viewport = shadow(m.el, '.viewport');
+  m.server.output(Array.from({ length: lines }, (_, i) => `line ${i}`).join('\r\n') + '\r\n$ ');
+  await parsedAll(m);
+  /** The cursor's row lies inside the panel's scroll container. */
+  const cursorLineVisible = (): boolean => {
+    const screen = shadow(m.el, '.xterm-screen').getBoundingClientRect();
+    const box = viewport.getBoundingClientRect();
+    const rowHeight = screen.height / m.el.renderer!.rows;
+    const top = screen.top + m.el.renderer!.buffer.active.cursorY * rowHeight;
+    return top >= box.top - 1 && top + rowHeight <= box.bottom + 1;
+  };
+  return { m, viewport, cursorLineVisible };
+}
+
 describe('<shared-terminal>', () => {
   it('renders at the server geometry; font size never changes rows and columns; wide terminals scroll sideways', async () => {
     const m = await mount({ rows: 30, cols: 220 }, { 'font-size': '13' });
@@ -282,21 +301,10 @@ describe('<shared-terminal>', () => {
   });
 
   it("a new generation shows the cursor's line, wherever the person had scrolled the panel", async () => {
-    const m = await mount({ rows: 40, cols: 80 });
-    m.el.style.setProperty('--shared-terminal-max-height', '200px');
-    await m.el.updateComplete;
-    const viewport = shadow(m.el, '.viewport');
     // Output fills the screen; the person scrolls the panel down to the prompt on the last row.
-    m.server.output(Array.from({ length: 60 }, (_, i) => `line ${i}`).join('\r\n') + '\r\n$ ');
-    await parsedAll(m);
+    const { m, viewport, cursorLineVisible } = await mountPanelWithLines(60);
     viewport.scrollTop = viewport.scrollHeight;
     ok(viewport.scrollTop > 100, `the panel scrolls (${viewport.scrollTop})`);
-    const cursorLineVisible = () => {
-      const screen = shadow(m.el, '.xterm-screen').getBoundingClientRect();
-      const box = viewport.getBoundingClientRect();
-      const top = screen.top + (m.el.renderer!.buffer.active.cursorY * screen.height) / m.el.renderer!.rows;
-      return top >= box.top - 1 && top + screen.height / m.el.renderer!.rows <= box.bottom + 1;
-    };
     m.server.resetGeneration();
     await until(() => m.el.generation === 2, 'the next generation');
     await until(() => m.el.renderer!.buffer.active.cursorX > 0, 'its prompt');
@@ -306,18 +314,7 @@ describe('<shared-terminal>', () => {
   });
 
   it("a person's key brings the cursor's line into view once its echo is drawn, without a frame of its own before", async () => {
-    const m = await mount({ rows: 40, cols: 80 });
-    m.el.style.setProperty('--shared-terminal-max-height', '200px');
-    await m.el.updateComplete;
-    const viewport = shadow(m.el, '.viewport');
-    m.server.output(Array.from({ length: 39 }, (_, i) => `line ${i}`).join('\r\n') + '\r\n$ ');
-    await parsedAll(m);
-    const cursorLineVisible = () => {
-      const screen = shadow(m.el, '.xterm-screen').getBoundingClientRect();
-      const box = viewport.getBoundingClientRect();
-      const top = screen.top + (m.el.renderer!.buffer.active.cursorY * screen.height) / m.el.renderer!.rows;
-      return top >= box.top - 1 && top + screen.height / m.el.renderer!.rows <= box.bottom + 1;
-    };
+    const { m, viewport, cursorLineVisible } = await mountPanelWithLines(39);
     // The person reads the top of the panel; the prompt is on the last row, out of view.
     viewport.scrollTop = 0;
     ok(!cursorLineVisible(), 'the prompt is out of view');
