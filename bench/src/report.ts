@@ -327,7 +327,7 @@ export function judge(raw: RawResults): Verdict[] {
       details: [
         `runs (ours / floor, MB/s): ${m.drain.map((r) => `${round(r.product.mbPerSecond, 1)} / ${round(r.floor.mbPerSecond, 1)}`).join(', ')}; the ratio is the median of each run's own`,
       ],
-      why: "The server reads a PTY only as fast as its emulator parses what it read (at most 256 Ki characters wait unparsed), because the screen, the history and every verdict come from that parse; the floor drops the bytes. A CPU profile of the server draining this flood (`BENCH_CPU_PROF`) spends about half its busy time in xterm.js's parse and print, a fifth archiving the rows that scroll out and most of the rest in garbage collection and colour parsing: no wait to remove, only work per byte, which a loaded 2-core machine slows while the floor's near-idle loop barely notices.",
+      why: "The server reads a PTY only as fast as its emulator parses what it read (at most 32 Ki characters wait unparsed, plus what the stream has buffered), because the screen, the history and every verdict come from that parse; the floor drops the bytes. A CPU profile of the server draining this flood (`BENCH_CPU_PROF`) spends about half its busy time in xterm.js's parse and print, a fifth archiving the rows that scroll out and most of the rest in garbage collection and colour parsing: no wait to remove, only work per byte, which a loaded 2-core machine slows while the floor's near-idle loop barely notices.",
       figures: { ours, floor, ratio: round(ratio, 3) },
     });
   }
