@@ -32,18 +32,20 @@ export function revealCursorLine(container: HTMLElement, term: Terminal, options
 }
 
 /**
- * How long after a key with no visible effect (no echo moved the cursor: a password, a key the program
- * ignores) its reveal runs anyway. Short enough to feel like part of the key press.
+ * How long after a key a cursor move still counts as its echo and is followed into view. Longer than any
+ * echo takes; short enough that output long after a key with no echo (a password) does not pull the panel
+ * away from history the person went on to read.
  */
-export const REVEAL_WITHOUT_ECHO_MS = 120;
+export const ECHO_FOLLOW_MS = 1000;
 
 /**
- * A person's keys bring the cursor's line into view, as a terminal does, once the key's echo has moved
- * the cursor (or REVEAL_WITHOUT_ECHO_MS after the key when nothing moved it), at most once per frame.
+ * A person's keys bring the cursor's line into view, as a terminal does: at once when the key goes out,
+ * and again once its echo has moved the cursor (a new line at the panel's edge), at most once per frame.
  *
- * Not in a frame asked for at the key itself: while a frame is pending the browser holds the echo's
+ * Never in a frame asked for at the key itself: while a frame is pending the browser holds the echo's
  * WebSocket message until that frame is drawn, which cost up to a frame's time (about 16 ms) on one key
- * in three. Once the echo is parsed a frame comes anyway (to draw it), so waiting for it costs nothing.
+ * in three. The reveal at the key only reads the layout and asks for no frame unless it has to scroll;
+ * once the echo is parsed a frame comes anyway (to draw it), so following it then costs nothing.
  */
 export class InputReveal {
   private pending: { term: Terminal; moved: { dispose(): void }; timer: ReturnType<typeof setTimeout> } | null = null;
@@ -56,14 +58,14 @@ export class InputReveal {
 
   /** A key went out from `term`. */
   keyed(term: Terminal): void {
-    if (this.pending?.term === term) return;
+    this.reveal(term);
     this.cancel();
-    const moved = term.onCursorMove(() => this.settle(term));
-    const timer = setTimeout(() => this.settle(term), REVEAL_WITHOUT_ECHO_MS);
+    const moved = term.onCursorMove(() => this.followEcho(term));
+    const timer = setTimeout(() => this.cancel(), ECHO_FOLLOW_MS);
     this.pending = { term, moved, timer };
   }
 
-  /** Forget a pending reveal (the renderer went away). */
+  /** Forget a pending follow (the renderer went away). */
   cancel(): void {
     if (!this.pending) return;
     this.pending.moved.dispose();
@@ -71,7 +73,7 @@ export class InputReveal {
     this.pending = null;
   }
 
-  private settle(term: Terminal): void {
+  private followEcho(term: Terminal): void {
     this.cancel();
     if (this.frameAsked) return;
     this.frameAsked = true;

@@ -313,9 +313,9 @@ describe('<shared-terminal>', () => {
     ok(cursorLineVisible(), `the cursor's line is in view (panel scrolled ${viewport.scrollTop} px)`);
   });
 
-  it("a person's key brings the cursor's line into view once its echo is drawn, without a frame of its own before", async () => {
-    const { m, viewport, cursorLineVisible } = await mountPanelWithLines(39);
-    // The person reads the top of the panel; the prompt is on the last row, out of view.
+  it("a person's key brings the cursor's line into view at once and follows its echo, asking for no frame before the echo", async () => {
+    // The prompt on row 20 of 40; the 200 px panel shows about ten rows.
+    const { m, viewport, cursorLineVisible } = await mountPanelWithLines(20);
     viewport.scrollTop = 0;
     ok(!cursorLineVisible(), 'the prompt is out of view');
     m.el.focusTerminal();
@@ -328,6 +328,7 @@ describe('<shared-terminal>', () => {
     };
     try {
       await sendKeys({ press: 'a' });
+      ok(cursorLineVisible(), `in view at once, before any echo (panel scrolled ${viewport.scrollTop} px)`);
       m.server.grant();
       await until(() => m.server.framesOfType('begin').length + m.server.framesOfType('input').length > 0, 'the key sent');
       await new Promise((resolve) => setTimeout(resolve, 30));
@@ -335,16 +336,13 @@ describe('<shared-terminal>', () => {
     } finally {
       window.requestAnimationFrame = native;
     }
-    m.server.output('a');
+    // The echo moves the cursor three rows down, past the panel's bottom edge: the panel follows it.
+    const before = viewport.scrollTop;
+    m.server.output('a\r\none\r\ntwo\r\n$ ');
     await parsedAll(m);
     await nextFrames(2);
-    ok(cursorLineVisible(), `the echo's line is in view (panel scrolled ${viewport.scrollTop} px)`);
-
-    // A key with no echo (a password): in view all the same, a moment later.
-    viewport.scrollTop = 0;
-    ok(!cursorLineVisible(), 'scrolled away again');
-    await sendKeys({ press: 'b' });
-    await until(() => cursorLineVisible(), 'the line in view without an echo');
+    ok(viewport.scrollTop > before, `the panel followed the echo (${before} -> ${viewport.scrollTop} px)`);
+    ok(cursorLineVisible(), "the echo's line is in view");
   });
 
   it('Fit width in the settings menu picks the largest font at which every column fits the panel', async () => {
