@@ -36,7 +36,7 @@ export function revealCursorLine(container: HTMLElement, term: Terminal, options
  * echo takes; short enough that output long after a key with no echo (a password) does not pull the panel
  * away from history the person went on to read.
  */
-export const ECHO_FOLLOW_MS = 1000;
+const ECHO_FOLLOW_MS = 1000;
 
 /**
  * A person's keys bring the cursor's line into view, as a terminal does: at once when the key goes out,
@@ -48,7 +48,7 @@ export const ECHO_FOLLOW_MS = 1000;
  * once the echo is parsed a frame comes anyway (to draw it), so following it then costs nothing.
  */
 export class InputReveal {
-  private pending: { term: Terminal; moved: { dispose(): void }; timer: ReturnType<typeof setTimeout> } | null = null;
+  private pending: { moved: { dispose(): void }; timer: ReturnType<typeof setTimeout> } | null = null;
   private frameAsked = false;
   private readonly reveal: (term: Terminal) => void;
 
@@ -62,7 +62,7 @@ export class InputReveal {
     this.cancel();
     const moved = term.onCursorMove(() => this.followEcho(term));
     const timer = setTimeout(() => this.cancel(), ECHO_FOLLOW_MS);
-    this.pending = { term, moved, timer };
+    this.pending = { moved, timer };
   }
 
   /** Forget a pending follow (the renderer went away). */
