@@ -8,10 +8,13 @@
  * - the reader seen: `read x` written, then a loop reading /proc/<bash>/syscall as fast as it can (one look
  *   per turn of the event loop) until bash sleeps in read(2) on the terminal (the kernel fact the engine
  *   uses), with no quiet window and no second look;
- * - read rate: a flood of known size, until its end line is read (the bytes are dropped as they come).
+ * - read rate: a flood of known size, until its end line is read (the bytes are dropped as they come);
+ *   with `parse`, each chunk also goes to a headless xterm.js of the same size and history cap, and the
+ *   flood counts as read once its end line is parsed: the least a terminal that keeps a screen pays.
  */
 import { readFileSync } from 'node:fs';
 import { spawn, type IPty } from 'node-pty';
+import headless from '@xterm/headless';
 import { resolveConfig } from '@shared-terminal/server';
 // The floor starts bash exactly as the engine does; that launch is internal to the server, not a host API.
 import { prepareShellLaunch } from '../../packages/terminal-server/src/shell/integration.ts';
@@ -29,12 +32,16 @@ export class Floor {
   private readonly nonce: string;
   private tail = '';
   private readonly waiters = new Set<Waiter>();
+  /** The emulator a parsing read-rate run feeds (see readRate). */
+  private parser: InstanceType<typeof headless.Terminal> | undefined;
+  private readonly size: { rows: number; cols: number; scrollback: number };
   readonly ready: Promise<void>;
 
   constructor(options: { cwd: string; rows: number; cols: number }) {
     const config = resolveConfig({ rows: options.rows, cols: options.cols });
     const launch = prepareShellLaunch({ baseEnv: process.env, shellPath: config.shellPath, term: config.term, extraEnv: config.env });
     this.nonce = launch.nonce;
+    this.size = { rows: config.rows, cols: config.cols, scrollback: config.scrollbackLines };
     this.pty = spawn(config.shellPath, config.shellArgs, {
       name: config.term,
       cwd: options.cwd,
@@ -44,6 +51,7 @@ export class Floor {
     });
     this.pty.onData((data) => {
       const at = performance.now();
+      this.parser?.write(data);
       const text = this.tail + data;
       for (const waiter of [...this.waiters]) {
         if (!text.includes(waiter.pattern)) continue;
@@ -117,15 +125,28 @@ export class Floor {
     return seen;
   }
 
-  /** `command` (which prints `bytes` bytes and then `doneText`) written, until `doneText` is read: MB/s. */
-  async readRate(command: string, doneText: string, bytes: number): Promise<{ mbPerSecond: number; seconds: number }> {
-    const done = this.next(doneText, 120_000);
-    const prompt = this.next(this.promptMark, 120_000);
-    const start = performance.now();
-    this.pty.write(`${command}\r`);
-    const seconds = ((await done) - start) / 1000;
-    await prompt;
-    return { seconds, mbPerSecond: bytes / 1e6 / seconds };
+  /**
+   * `command` (which prints `bytes` bytes and then `doneText`) written, until `doneText` is read: MB/s.
+   * `parse`: until it is also parsed by a headless xterm.js of the product's size and history cap, fed
+   * every chunk as it is read (no flow control: the emulator queues what it has not parsed yet).
+   */
+  async readRate(command: string, doneText: string, bytes: number, parse = false): Promise<{ mbPerSecond: number; seconds: number }> {
+    const parser = parse ? new headless.Terminal({ ...this.size, allowProposedApi: true, logLevel: 'off' }) : undefined;
+    this.parser = parser;
+    try {
+      const done = this.next(doneText, 120_000);
+      const prompt = this.next(this.promptMark, 120_000);
+      const start = performance.now();
+      this.pty.write(`${command}\r`);
+      let end = await done;
+      if (parser) end = await new Promise<number>((resolve) => parser.write('', () => resolve(performance.now())));
+      const seconds = (end - start) / 1000;
+      await prompt;
+      return { seconds, mbPerSecond: bytes / 1e6 / seconds };
+    } finally {
+      this.parser = undefined;
+      parser?.dispose();
+    }
   }
 
   kill(): Promise<void> {

@@ -218,9 +218,10 @@ serveRpc(
       }
       return { times, missed };
     },
-    /** The floor: `command` prints `bytes` bytes then `doneText`; how fast a bare PTY reads it. */
-    async floorReadRate({ command, doneText, bytes }: { command: string; doneText: string; bytes: number }) {
-      return (await floorTerminal()).readRate(command, doneText, bytes);
+    /** The floor: `command` prints `bytes` bytes then `doneText`; how fast a bare PTY reads it (`parse`: and
+     *  a headless xterm.js parses it). */
+    async floorReadRate({ command, doneText, bytes, parse }: { command: string; doneText: string; bytes: number; parse?: boolean }) {
+      return (await floorTerminal()).readRate(command, doneText, bytes, parse === true);
     },
     /** Reset under the polling model: end the shell, start a new one, wait for its first prompt. */
     async pollingResetTimes({ n, lines }: { n: number; lines: number }) {

@@ -169,7 +169,7 @@ try {
       const r = await drainRun(context, 20);
       result.push(r);
       log(
-        `drain run ${run + 1}: ${(r.bytes / 1e6).toFixed(0)} MB of flood, the server (no page) ${r.product.mbPerSecond.toFixed(1)} MB/s, a bare PTY ${r.floor.mbPerSecond.toFixed(1)} MB/s`,
+        `drain run ${run + 1}: ${(r.bytes / 1e6).toFixed(0)} MB of flood, the server (no page) ${r.product.mbPerSecond.toFixed(1)} MB/s, a bare PTY ${r.floor.mbPerSecond.toFixed(1)} MB/s, parsing too ${r.parsingFloor.mbPerSecond.toFixed(1)} MB/s`,
       );
     }
     raw.measurements.drain = result;

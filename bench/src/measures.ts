@@ -372,8 +372,9 @@ export async function toolRun(context: BenchContext, n: number) {
 
 // ------------------------------------------------------------------------------------------ 3c. drain rate
 
-/** The flood file `repeats` times in a terminal no page is attached to: the server's drain rate, and a
- *  bare PTY's read rate of the same stream (the floor), one after the other. */
+/** The flood file `repeats` times in a terminal no page is attached to: the server's drain rate, a bare
+ *  PTY's read rate of the same stream (the floor), and its rate when it also parses the stream with the
+ *  product's emulator (an observation), one after the other. */
 export async function drainRun(context: BenchContext, repeats: number) {
   const owner = uniqueId('drain');
   const bytes = statSync(context.files.flood).size * repeats;
@@ -381,7 +382,8 @@ export async function drainRun(context: BenchContext, repeats: number) {
   try {
     const product = await context.product.call<{ mbPerSecond: number; seconds: number }>('drainRate', { owner, ...job });
     const floor = await context.baseline.call<{ mbPerSecond: number; seconds: number }>('floorReadRate', job);
-    return { product, floor, bytes };
+    const parsingFloor = await context.baseline.call<{ mbPerSecond: number; seconds: number }>('floorReadRate', { ...job, parse: true });
+    return { product, floor, parsingFloor, bytes };
   } finally {
     await context.product.call('dispose', { owner });
   }
