@@ -10,7 +10,9 @@
  *   uses), with no quiet window and no second look;
  * - read rate: a flood of known size, until its end line is read (the bytes are dropped as they come);
  *   with `parse`, each chunk also goes to a headless xterm.js of the same size and history cap, and the
- *   flood counts as read once its end line is parsed: the least a terminal that keeps a screen pays.
+ *   flood counts as read once its end line is parsed: the least a terminal that keeps a screen pays;
+ * - echo: a letter written at bash's prompt, until a chunk carrying it is read (with floods running in
+ *   other floors of the same process, what the machine alone does to a quiet terminal's echo).
  */
 import { readFileSync } from 'node:fs';
 import { spawn, type IPty } from 'node-pty';
@@ -26,6 +28,14 @@ interface Waiter {
 
 /** Characters kept from the previous chunk, so a pattern split across two reads is still found. */
 const TAIL = 128;
+/** Letters typed by `echoTimes`; each is awaited on its own, so nothing else on a quiet prompt prints them. */
+const ECHO_LETTERS = 'abcdefghijkl';
+/** The line typed by `echoTimes` is cleared (Ctrl-U) after this many letters, long before it wraps. */
+const CLEAR_EVERY = 40;
+/** An echo not read within this long counts as missed. */
+const ECHO_WAIT_MS = 2000;
+/** How long `kill` waits for bash to end after its hang-up before it kills it. */
+const KILL_GRACE_MS = 1000;
 
 export class Floor {
   private readonly pty: IPty;
@@ -149,9 +159,43 @@ export class Floor {
     }
   }
 
+  /** Write a command line (a background flood) without waiting for anything. */
+  start(command: string): void {
+    this.pty.write(`${command}\r`);
+  }
+
+  /**
+   * `keys` letters typed at the prompt one at a time, each until a chunk carrying it is read (ms each;
+   * missed: none within ECHO_WAIT_MS). The line is cleared now and then so that it never wraps.
+   */
+  async echoTimes(keys: number): Promise<{ times: number[]; missed: number }> {
+    const times: number[] = [];
+    let missed = 0;
+    for (let i = 0; i < keys; i++) {
+      const letter = ECHO_LETTERS[i % ECHO_LETTERS.length]!;
+      const echoed = this.next(letter, ECHO_WAIT_MS).catch(() => undefined);
+      const start = performance.now();
+      this.pty.write(letter);
+      const at = await echoed;
+      if (at === undefined) missed += 1;
+      else times.push(at - start);
+      if (i % CLEAR_EVERY === CLEAR_EVERY - 1) this.pty.write('\x15');
+      // A person's pace, uneven so that keys do not fall in step with the floods' own rhythm.
+      await new Promise((resolve) => setTimeout(resolve, 20 + Math.random() * 20));
+    }
+    this.pty.write('\x15');
+    return { times, missed };
+  }
+
+  /** SIGHUP, then SIGKILL if bash is still there after KILL_GRACE_MS: bash in its line editor has been seen
+   *  to take a hang-up and go on waiting (after a line was typed and cleared with Ctrl-U). */
   kill(): Promise<void> {
     return new Promise((resolve) => {
-      this.pty.onExit(() => resolve());
+      const force = setTimeout(() => this.pty.kill('SIGKILL'), KILL_GRACE_MS);
+      this.pty.onExit(() => {
+        clearTimeout(force);
+        resolve();
+      });
       this.pty.kill('SIGHUP');
     });
   }

@@ -223,6 +223,23 @@ serveRpc(
     async floorReadRate({ command, doneText, bytes, parse }: { command: string; doneText: string; bytes: number; parse?: boolean }) {
       return (await floorTerminal()).readRate(command, doneText, bytes, parse === true);
     },
+    /**
+     * The floor under floods: a quiet bare PTY's keystroke echo while each of `floodCommands` runs in a bare
+     * PTY of its own in this process (its output read and dropped); fresh PTYs, ended afterwards.
+     */
+    async floorEchoWithFloods({ floodCommands, keys }: { floodCommands: string[]; keys: number }) {
+      const quiet = new Floor({ cwd, rows, cols });
+      const flooding = floodCommands.map(() => new Floor({ cwd, rows, cols }));
+      const floors = [quiet, ...flooding];
+      try {
+        await Promise.all(floors.map((f) => f.ready));
+        flooding.forEach((f, i) => f.start(floodCommands[i]!));
+        if (floodCommands.length > 0) await new Promise((resolve) => setTimeout(resolve, 1000)); // the floods are running
+        return await quiet.echoTimes(keys);
+      } finally {
+        await Promise.all(floors.map((f) => f.kill()));
+      }
+    },
     /** Reset under the polling model: end the shell, start a new one, wait for its first prompt. */
     async pollingResetTimes({ n, lines }: { n: number; lines: number }) {
       const times: number[] = [];

@@ -30,7 +30,7 @@ import {
   type BenchContext,
   type EchoRun,
 } from './measures.ts';
-import { manyLatencyRun, manyMemoryRun, manyPlan } from './many.ts';
+import { manyFloorRun, manyLatencyRun, manyMemoryRun, manyPlan } from './many.ts';
 import { writeReport, type RawResults } from './report.ts';
 import { median as exactMedian, percentile } from './stats.ts';
 
@@ -255,14 +255,21 @@ try {
       room,
     ]);
     children.push(manyServer as RpcChild<unknown>);
+    // The floor under the same floods runs in a baseline process of its own (the first one has stopped).
+    const floorServer = await RpcChild.start<{ url: string }>(baselineServer, [
+      files.dir,
+      String(manyServer.info.rows),
+      String(manyServer.info.cols),
+    ]);
+    children.push(floorServer as RpcChild<unknown>);
     try {
-      const cells = await manyLatencyRun({ browser, product: manyServer, baseline: context.baseline, files, log }, manyPlan(counts), {
-        keys: Math.max(5, Number(values['many-keys'])),
-        sends: 20,
-      });
-      raw.measurements.many = { cells };
+      const manyContext = { browser, product: manyServer, baseline: floorServer, files, log };
+      const keys = Math.max(5, Number(values['many-keys']));
+      const cells = await manyLatencyRun(manyContext, manyPlan(counts), { keys, sends: 20 });
+      const floor = await manyFloorRun(manyContext, manyPlan(counts), { keys });
+      raw.measurements.many = { cells, floor };
     } finally {
-      await manyServer.stop();
+      await Promise.all([manyServer.stop(), floorServer.stop()]);
     }
     sample('many');
     // RSS per idle terminal in a fresh process (its young generation at full size from the start, as in 5).

@@ -3,6 +3,8 @@
  * of its own (maxSessions raised) holds 1 to 128 live terminals, some of them flooding, and one page is
  * attached to a quiet terminal. Per cell: that terminal's model sends of `true` (with the page attached,
  * before any key) and the page's keystroke echo; the server's CPU time per MB of output while floods run.
+ * Then the floor under the same floods (bare PTYs in the baseline's process, no page): what the machine
+ * alone does to a quiet terminal's echo.
  * Apart from it, in a fresh server: RSS per idle terminal at 64 and 128 terminals.
  */
 import { readFileSync, rmSync } from 'node:fs';
@@ -25,6 +27,12 @@ export interface ManyCell {
   cpuMs: number;
   outputChars: number;
   seconds: number;
+}
+
+/** The floor's echo with `floods` floods running in other bare PTYs of its process. */
+export interface ManyFloorCell {
+  floods: number;
+  echo: { times: number[]; missed: number };
 }
 
 export interface ManyMemory {
@@ -89,14 +97,7 @@ export async function manyLatencyRun(
         // One cell lost to a loaded machine (a page that did not load in time) is logged, not fatal.
         context.log(`many: ${terminals} terminals, ${floods} flooding: no figures (${(error as Error).message.split('\n')[0]})`);
       } finally {
-        for (const file of pidFiles) {
-          try {
-            process.kill(Number(readFileSync(file, 'utf8').trim()), 'SIGTERM');
-          } catch {
-            // it ended by itself
-          }
-          rmSync(file, { force: true });
-        }
+        endFloods(pidFiles);
         if (floods > 0) await sleep(500); // the floods' last output is read
       }
       const cell = cells.at(-1);
@@ -109,6 +110,41 @@ export async function manyLatencyRun(
     await server.call('disposeAll');
   }
   return cells;
+}
+
+/** The floor under 0, 1 and 4 floods (those the plan has), the same flood command as the product's cells. */
+export async function manyFloorRun(
+  context: BenchContext,
+  plan: { terminals: number; floods: number }[],
+  options: { keys: number },
+): Promise<ManyFloorCell[]> {
+  const cells: ManyFloorCell[] = [];
+  for (const floods of [...new Set(plan.map((c) => c.floods))].sort((a, b) => a - b)) {
+    const pidFiles = Array.from({ length: floods }, (_, i) => join(context.files.dir, `floor-flood-${i}.pid`));
+    try {
+      const floodCommands = pidFiles.map((file) => backgroundFloodCommand(context.files, 120, file));
+      const echo = await context.baseline.call<ManyFloorCell['echo']>('floorEchoWithFloods', { floodCommands, keys: options.keys });
+      cells.push({ floods, echo });
+      context.log(
+        `many: the floor with ${floods} flooding: echo p99 ${percentile(echo.times, 99).toFixed(1)} ms (${echo.times.length} keys, missed ${echo.missed})`,
+      );
+    } finally {
+      endFloods(pidFiles);
+    }
+  }
+  return cells;
+}
+
+/** End the background floods whose pids these files hold (a flood that ended by itself is fine). */
+function endFloods(pidFiles: string[]): void {
+  for (const file of pidFiles) {
+    try {
+      process.kill(Number(readFileSync(file, 'utf8').trim()), 'SIGTERM');
+    } catch {
+      // it ended by itself
+    }
+    rmSync(file, { force: true });
+  }
 }
 
 /** In a fresh server: idle terminals (bash at its prompt, nothing printed) up to each count. */

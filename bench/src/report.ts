@@ -9,7 +9,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { THROUGHPUT_BYTES } from './content.ts';
-import type { ManyCell, ManyMemory } from './many.ts';
+import type { ManyCell, ManyFloorCell, ManyMemory } from './many.ts';
 import type { EchoRun, MemoryStep, ReconnectSample, SnapshotTimes } from './measures.ts';
 import { median, percentile, round, summarize, type Summary } from './stats.ts';
 import { sideSectionsFrom } from './side-sections.ts';
@@ -45,7 +45,8 @@ export interface RawResults {
       parsingFloor?: { mbPerSecond: number; seconds: number };
       bytes: number;
     }[];
-    many?: { cells: ManyCell[]; memory?: ManyMemory };
+    /** `floor`: the bare floor's echo under the same floods (runs made before it was measured lack it). */
+    many?: { cells: ManyCell[]; floor?: ManyFloorCell[]; memory?: ManyMemory };
     reconnect?: { server: SnapshotTimes; samples: ReconnectSample[]; missed?: number }[];
     memory?: {
       product: {
@@ -481,6 +482,18 @@ const MANY_ECHO_P99_MS = 50;
 /** Terminal counts judged against the 1-terminal case (larger counts are observations for the recommendation). */
 const MANY_JUDGED_UP_TO = 32;
 
+/** The floor's echo p99 per flood count, and its ratio to the floor's own quiet case. */
+function floorEchoRows(cells: ManyFloorCell[]): { floods: number; keys: number; p99: number; ratio: number | undefined }[] {
+  const p99Of = (c: ManyFloorCell) => percentile([...c.echo.times, ...Array<number>(c.echo.missed).fill(MISSED_ECHO_MS)], 99);
+  const quiet = cells.find((c) => c.floods === 0);
+  return cells.map((c) => ({
+    floods: c.floods,
+    keys: c.echo.times.length + c.echo.missed,
+    p99: p99Of(c),
+    ratio: quiet && c.floods > 0 ? p99Of(c) / p99Of(quiet) : undefined,
+  }));
+}
+
 function echoP99(run: EchoRun): number {
   return percentile([...run.latencies, ...Array<number>(run.missed).fill(MISSED_ECHO_MS)], 99);
 }
@@ -513,6 +526,7 @@ function manyVerdicts(many: NonNullable<RawResults['measurements']['many']>): Ve
     const worstSend = Math.max(...judged.map((r) => r.sendRatio));
     const worstEcho = Math.max(...judged.map((r) => r.echoRatio));
     const cpu = rows.filter((r) => Number.isFinite(r.cpuPerMB)).map((r) => r.cpuPerMB);
+    const floorRows = floorEchoRows(many.floor ?? []);
     verdicts.push({
       id: 'many-latency',
       title: '8a. Many terminals: a quiet terminal while others flood',
@@ -527,6 +541,15 @@ function manyVerdicts(many: NonNullable<RawResults['measurements']['many']>): Ve
           .filter((r) => Number.isFinite(r.cpuPerMB))
           .map((r) => `${r.c.terminals}/${r.c.floods}: ${round(r.cpuPerMB, 0)}`)
           .join(', ')})`,
+        ...(floorRows.length
+          ? [
+              `observed: the floor under the same floods (bare PTYs in one process, no page, no emulator; ${floorRows[0]!.keys} keys each), a quiet terminal's echo p99: ${floorRows
+                .map((r) => `${r.floods} flooding ${ms(r.p99)}${r.ratio === undefined ? '' : ` (${times(r.ratio)})`}`)
+                .join(
+                  ', ',
+                )}; the ratio in brackets is to its own quiet case, the part of ours that the machine makes without any of the product`,
+            ]
+          : []),
         '',
         '| terminals | flooding | send `true` p50 | ratio | echo p99 (keys) | ratio | server CPU | output read |',
         '|---:|---:|---:|---:|---:|---:|---:|---:|',
@@ -535,8 +558,13 @@ function manyVerdicts(many: NonNullable<RawResults['measurements']['many']>): Ve
             `| ${r.c.terminals} | ${r.c.floods} | ${ms(r.send)} | ${times(r.sendRatio)} | ${ms(r.echo)} (${r.c.echo.latencies.length + r.c.echo.missed}${r.c.echo.missed ? `, ${r.c.echo.missed} missed` : ''}) | ${times(r.echoRatio)} | ${round(r.c.cpuMs / r.c.seconds / 10, 0)}% of a core | ${round(r.c.outputChars / 1e6 / r.c.seconds, 1)} MB/s |`,
         ),
       ],
-      why: "Idle terminals cost a quiet one nothing measurable: they print nothing, and the server only looks at a terminal that has an operation or output. Floods do: one Node thread reads and parses every terminal, so a quiet terminal's echo and its prompt checks wait behind the flooding terminals' parse slices, and 4 floods (4 `cat` loops, 4 bashes, the server and the page) oversubscribe 2 cores several times; the server's share of a core stays below 100% because it waits for the CPU with everything else.",
+      why: "Idle terminals cost a quiet one nothing measurable: they print nothing, and the server only looks at a terminal that has an operation or output. Floods do: one Node thread reads and parses every terminal, so a quiet terminal's echo and its prompt checks wait behind the flooding terminals' parse slices, and 4 floods (4 `cat` loops, 4 bashes, the server and the page) oversubscribe 2 cores several times; the server's share of a core stays below 100% because it waits for the CPU with everything else. The floor line above shows what the machine alone does: bare PTYs with nothing of the product see their quiet echo p99 grow under the same floods too.",
       figures: {
+        floor: floorRows.map((r) => ({
+          floods: r.floods,
+          echoP99: round(r.p99, 2),
+          ratio: r.ratio === undefined ? null : round(r.ratio, 3),
+        })),
         rows: rows.map((r) => ({
           terminals: r.c.terminals,
           floods: r.c.floods,
