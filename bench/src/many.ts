@@ -13,7 +13,7 @@ import { backgroundFloodCommand } from './content.ts';
 import { echoRun, type BenchContext, type EchoRun } from './measures.ts';
 import type { MemoryFigures } from './proc.ts';
 import type { RpcChild } from './rpc.ts';
-import { median, percentile } from './stats.ts';
+import { median, percentile, withMissed } from './stats.ts';
 
 export interface ManyCell {
   /** Live terminals in the server, the page's own included. */
@@ -126,7 +126,7 @@ export async function manyFloorRun(
       const echo = await context.baseline.call<ManyFloorCell['echo']>('floorEchoWithFloods', { floodCommands, keys: options.keys });
       cells.push({ floods, echo });
       context.log(
-        `many: the floor with ${floods} flooding: echo p99 ${percentile(echo.times, 99).toFixed(1)} ms (${echo.times.length} keys, missed ${echo.missed})`,
+        `many: the floor with ${floods} flooding: echo p99 ${percentile(withMissed(echo.times, echo.missed), 99).toFixed(1)} ms (${echo.times.length} keys, missed ${echo.missed})`,
       );
     } finally {
       endFloods(pidFiles);
@@ -170,5 +170,5 @@ export async function manyMemoryRun(server: RpcChild<unknown>, counts: readonly 
 }
 
 function p99(run: EchoRun): number {
-  return percentile([...run.latencies, ...Array<number>(run.missed).fill(2000)], 99);
+  return percentile(withMissed(run.latencies, run.missed), 99);
 }

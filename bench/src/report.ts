@@ -11,7 +11,7 @@ import { writeFileSync } from 'node:fs';
 import { THROUGHPUT_BYTES } from './content.ts';
 import type { ManyCell, ManyFloorCell, ManyMemory } from './many.ts';
 import type { EchoRun, MemoryStep, ReconnectSample, SnapshotTimes } from './measures.ts';
-import { median, percentile, round, summarize, type Summary } from './stats.ts';
+import { MISSED_ECHO_MS, median, percentile, round, summarize, withMissed, type Summary } from './stats.ts';
 import { sideSectionsFrom } from './side-sections.ts';
 
 export interface RawResults {
@@ -71,8 +71,6 @@ export interface RawResults {
   };
 }
 
-/** A missed echo (no glyph within 2 s) counts as 2 s in the percentiles, shown as "≥". */
-const MISSED_ECHO_MS = 2000;
 const MIB = 1048576;
 
 interface Verdict {
@@ -158,7 +156,7 @@ function echoSamples(runs: EchoRun[]): {
   glyphs: number;
   firstKeys: number[];
 } {
-  const values = flat(runs.map((r) => [...r.latencies, ...Array<number>(r.missed).fill(MISSED_ECHO_MS)]));
+  const values = flat(runs.map((r) => withMissed(r.latencies, r.missed)));
   return {
     cycle: runs.some((r) => r.cycle)
       ? {
@@ -167,7 +165,7 @@ function echoSamples(runs: EchoRun[]): {
         }
       : undefined,
     summary: summarize(values),
-    painted: summarize(flat(runs.map((r) => [...r.paints, ...Array<number>(r.missed).fill(MISSED_ECHO_MS)]))),
+    painted: summarize(flat(runs.map((r) => withMissed(r.paints, r.missed)))),
     missed: runs.reduce((sum, r) => sum + r.missed, 0),
     sends: round(median(flat(runs.map((r) => r.sends.filter(Number.isFinite)))), 1),
     arrivals: round(median(flat(runs.map((r) => r.arrivals.filter(Number.isFinite)))), 1),
@@ -484,18 +482,22 @@ const MANY_JUDGED_UP_TO = 32;
 
 /** The floor's echo p99 per flood count, and its ratio to the floor's own quiet case. */
 function floorEchoRows(cells: ManyFloorCell[]): { floods: number; keys: number; p99: number; ratio: number | undefined }[] {
-  const p99Of = (c: ManyFloorCell) => percentile([...c.echo.times, ...Array<number>(c.echo.missed).fill(MISSED_ECHO_MS)], 99);
+  const p99Of = (c: ManyFloorCell) => percentile(withMissed(c.echo.times, c.echo.missed), 99);
   const quiet = cells.find((c) => c.floods === 0);
-  return cells.map((c) => ({
-    floods: c.floods,
-    keys: c.echo.times.length + c.echo.missed,
-    p99: p99Of(c),
-    ratio: quiet && c.floods > 0 ? p99Of(c) / p99Of(quiet) : undefined,
-  }));
+  const quietP99 = quiet === undefined ? undefined : p99Of(quiet);
+  return cells.map((c) => {
+    const p99 = p99Of(c);
+    return {
+      floods: c.floods,
+      keys: c.echo.times.length + c.echo.missed,
+      p99,
+      ratio: quietP99 !== undefined && c.floods > 0 ? p99 / quietP99 : undefined,
+    };
+  });
 }
 
 function echoP99(run: EchoRun): number {
-  return percentile([...run.latencies, ...Array<number>(run.missed).fill(MISSED_ECHO_MS)], 99);
+  return percentile(withMissed(run.latencies, run.missed), 99);
 }
 
 /** The largest count whose cells at `floods` floods, and at every smaller count, keep the echo p99 within the bound. */

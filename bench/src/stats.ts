@@ -9,6 +9,14 @@ export interface Summary {
   max: number;
 }
 
+/** A missed echo (no glyph within 2 s) counts as 2 s in the percentiles, shown as "≥". */
+export const MISSED_ECHO_MS = 2000;
+
+/** Echo times with each missed echo counted as MISSED_ECHO_MS. */
+export function withMissed(times: readonly number[], missed: number): number[] {
+  return [...times, ...Array<number>(missed).fill(MISSED_ECHO_MS)];
+}
+
 export function percentile(values: readonly number[], p: number): number {
   if (values.length === 0) return Number.NaN;
   const sorted = [...values].sort((a, b) => a - b);
