@@ -27,8 +27,10 @@ export interface PtySpawnSpec {
 export type InputCall = 'read' | 'poll';
 
 export interface InspectForegroundOptions {
-  /** Read the terminal's flags (a process spawn) when a wait is found; default true. */
-  terminalFlags?: boolean;
+  /** Read the terminal's flags (a process spawn) when a wait is found; default true. 'ahead': do not wait
+   *  for them, but start reading them, so that a later look at the same sleep of the same reader (a
+   *  confirming look) has them at once. */
+  terminalFlags?: boolean | 'ahead';
   /** Look for a reader at all; false asks only who is in front (cheap: one /proc read). Default true. */
   readers?: boolean;
 }

@@ -28,7 +28,9 @@ import {
   readProcStat,
   readProcStatSync,
   readTerminalFlags,
+  type TerminalModes,
 } from './procfs.ts';
+import { type Sleep, TerminalFlagsAhead, contextSwitches } from './flags-ahead.ts';
 
 interface SyscallTable {
   read: number[];
@@ -67,6 +69,8 @@ interface Reader extends Wait {
   pid: number;
   command: string;
   processGroupId: number;
+  /** This sleep of the waiting thread, when its switch count could be read (see flags-ahead.ts). */
+  sleep?: Sleep;
 }
 
 /** How long a scan for terminal masters held by a terminal's processes is reused. */
@@ -75,7 +79,8 @@ const MASTER_SCAN_TTL_MS = 1000;
 const HOLDER_SCAN_TTL_MS = 500;
 
 export interface InspectOptions {
-  terminalFlags?: boolean;
+  /** See InspectForegroundOptions. */
+  terminalFlags?: boolean | 'ahead';
   /** false: who is in front only, no reader search. */
   readers?: boolean;
   /** The environment mark every process of this terminal inherits (finds tmux's and screen's servers). */
@@ -88,6 +93,7 @@ export class LinuxInspector {
   private readonly table: SyscallTable | undefined = SYSCALLS[process.arch];
   private masterScan: { at: number; masters: Array<{ pid: number; fd: number }> } | undefined;
   private holderScan: { at: number; pids: number[] } | undefined;
+  private readonly flagsAhead = new TerminalFlagsAhead();
 
   constructor(shellPid: number, ptsPath: string) {
     this.shellPid = shellPid;
@@ -126,14 +132,11 @@ export class LinuxInspector {
     if (reader.relay) info.inner = await this.innerTerminal(reader, options);
     // The shell's own line editor is never a secret prompt: skip the stty spawn there.
     const shellEditing = reader.pid === this.shellPid && reader.call === 'poll' && !reader.timed;
-    if (options.terminalFlags !== false && !shellEditing) {
-      const flags = await readTerminalFlags(this.ptsPath);
-      if (flags) {
-        info.echo = flags.echo;
-        info.icanon = flags.icanon;
-        info.secret =
-          !flags.echo && (flags.icanon || info.inputOutside === true || (reader.pid === this.shellPid && reader.call === 'read'));
-      }
+    const flags = shellEditing ? undefined : await this.terminalFlags(this.ptsPath, reader, options);
+    if (flags) {
+      info.echo = flags.echo;
+      info.icanon = flags.icanon;
+      info.secret = !flags.echo && (flags.icanon || info.inputOutside === true || (reader.pid === this.shellPid && reader.call === 'read'));
     }
     return info;
   }
@@ -165,7 +168,11 @@ export class LinuxInspector {
       }
       for (const tid of tids) {
         const wait = await this.threadWait(member.pid, tid, ptsPath);
-        if (wait) return { ...wait, pid: member.pid, command: member.comm, processGroupId: member.pgrp };
+        if (!wait) continue;
+        const reader: Reader = { ...wait, pid: member.pid, command: member.comm, processGroupId: member.pgrp };
+        const switches = await contextSwitches(member.pid, tid);
+        if (switches !== undefined) reader.sleep = { pid: member.pid, tid, switches };
+        return reader;
       }
     }
     return undefined;
@@ -256,7 +263,7 @@ export class LinuxInspector {
     if (masters.length === 0 && options.treeMark) masters = await this.markedMasters(options.treeMark);
     const inner: InnerTerminal[] = [];
     for (const master of masters) {
-      const found = await this.innerOf(master.pid, master.fd);
+      const found = await this.innerOf(master.pid, master.fd, options);
       if (found) inner.push(found);
     }
     if (inner.length === 0) return 'unknown';
@@ -284,8 +291,16 @@ export class LinuxInspector {
     return masters;
   }
 
+  /** The flags of `path` while `reader` waits, as `options` asks: read now, only started ahead, or not. */
+  private async terminalFlags(path: string, reader: Reader, options: InspectOptions): Promise<TerminalModes | undefined> {
+    if (options.terminalFlags === false) return undefined;
+    if (options.terminalFlags !== 'ahead') return this.flagsAhead.read(path, reader.sleep);
+    if (reader.sleep) this.flagsAhead.start(path, reader.sleep);
+    return undefined;
+  }
+
   /** The foreground of the terminal whose master is `fd` of `pid`. */
-  private async innerOf(pid: number, fd: number): Promise<InnerTerminal | undefined> {
+  private async innerOf(pid: number, fd: number, options: InspectOptions): Promise<InnerTerminal | undefined> {
     let index: number;
     try {
       const fdinfo = await fs.readFile(`/proc/${pid}/fdinfo/${fd}`, 'utf8');
@@ -315,7 +330,7 @@ export class LinuxInspector {
     if (command !== undefined) inner.command = command;
     if (reader) {
       inner.inputCall = reader.call;
-      const flags = await readTerminalFlags(path);
+      const flags = await this.terminalFlags(path, reader, options);
       if (flags) inner.secret = !flags.echo && flags.icanon;
     }
     return inner;

@@ -9,6 +9,7 @@
 import { execFile } from 'node:child_process';
 import { closeSync, openSync, promises as fs, readFileSync, readSync, readdirSync, readlinkSync } from 'node:fs';
 import type { ForegroundInfo } from './contract.ts';
+import { runStty } from './stty-runner.ts';
 
 export interface ProcStat {
   pid: number;
@@ -194,14 +195,10 @@ export interface TerminalModes {
   intr?: string;
 }
 
-/** Terminal flags through `stty` (Node has no tcgetattr): a process spawn, so only read when needed. */
-export function readTerminalFlags(ptsPath: string): Promise<TerminalModes | undefined> {
-  return new Promise((resolve) => {
-    execFile('stty', ['-a', '-F', ptsPath], { timeout: 2000 }, (error, stdout) => {
-      if (error) return resolve(undefined);
-      resolve(parseStty(stdout));
-    });
-  });
+/** Terminal flags through `stty` (Node has no tcgetattr): a process run, so only read when needed. */
+export async function readTerminalFlags(ptsPath: string): Promise<TerminalModes | undefined> {
+  const output = await runStty(ptsPath);
+  return output === undefined ? undefined : parseStty(output);
 }
 
 export function parseStty(text: string): TerminalModes {

@@ -56,7 +56,11 @@ export interface WatchHost {
   write(data: string): Promise<void>;
 }
 
-const PROMPT_SETTLE_MS = 2;
+/** After a prompt mark, bash is asleep in its line editor within about a millisecond (it has just drawn
+ *  the prompt). Looks for that sleep come this far apart, and this many of them, before the poll's slower
+ *  pace takes over. */
+const PROMPT_RETRY_MS = 1;
+const PROMPT_LOOKS = 8;
 /** Between a verdict and the look that confirms it: the program's own prompt text arrives and is parsed. */
 const CONFIRM_SETTLE_MS = 4;
 const QUIET_CHECK_MS = 8;
@@ -105,9 +109,13 @@ export class CompletionWatch {
   private restoreTried: { image: string; dispatch: number } | undefined;
   /** The reader seen at the last look, and since when it has been seen waiting without a break. */
   private seenWait: { pid: number | undefined; call: string | undefined; since: number } | undefined;
-  private promptTimer: NodeJS.Timeout | undefined;
+  /** Cancels the prompt check that is due (at once after a parse, or a retry). */
+  private cancelPromptCheck: (() => void) | undefined;
+  /** Looks at the kernel made for the current prompt mark. */
+  private promptLooks = 0;
   // input-wait polling
   private pollTimer: NodeJS.Timeout | undefined;
+  private pollDueAt = 0;
   private phase: PollPhase = { kind: 'idle' };
   private reportedWait: { dispatch: number; sequence: number } | undefined;
   private lastOutputAt = 0;
@@ -148,6 +156,7 @@ export class CompletionWatch {
     this.commandRunning = false;
     if (!this.promptStart || this.promptStart.line > cursor.line) this.promptStart = { line: cursor.line, x: 0 };
     this.promptMark = { dispatch, cursor };
+    this.promptLooks = 0;
   }
 
   /** A chunk is parsed (`output`: it had text, not only marks). */
@@ -173,9 +182,9 @@ export class CompletionWatch {
   }
 
   stop(): void {
-    if (this.promptTimer) clearTimeout(this.promptTimer);
+    this.cancelPromptCheck?.();
     if (this.pollTimer) clearTimeout(this.pollTimer);
-    this.promptTimer = undefined;
+    this.cancelPromptCheck = undefined;
     this.pollTimer = undefined;
   }
 
@@ -200,13 +209,21 @@ export class CompletionWatch {
 
   // ------------------------------------------------------------------ the prompt mark's fast path
 
-  private schedulePromptCheck(): void {
+  /** Check the prompt once the current parse run is over, or `retryMs` later. */
+  private schedulePromptCheck(retryMs?: number): void {
     const observer = this.host.observer();
-    if (this.promptTimer || !observer || observer.interest() === 'none') return;
-    this.promptTimer = setTimeout(() => {
-      this.promptTimer = undefined;
+    if (this.cancelPromptCheck || !observer || observer.interest() === 'none') return;
+    const run = () => {
+      this.cancelPromptCheck = undefined;
       void this.checkPrompt();
-    }, PROMPT_SETTLE_MS);
+    };
+    if (retryMs === undefined) {
+      const immediate = setImmediate(run);
+      this.cancelPromptCheck = () => clearImmediate(immediate);
+    } else {
+      const timer = setTimeout(run, retryMs);
+      this.cancelPromptCheck = () => clearTimeout(timer);
+    }
   }
 
   /** The fast path: a prompt mark was just parsed. Returns true when a prompt was reported. */
@@ -222,8 +239,11 @@ export class CompletionWatch {
     const waitsKnown = handle.inputWaitDetection === true;
     const shellWaiting = info !== undefined && (waitsKnown ? isLineEditor(info, pid) : info.processGroupId === pid);
     if (!shellWaiting) {
-      // A forged marker, or bash not yet back in its line editor: the poll looks again.
-      this.schedulePoll(this.host.pollIntervalMs);
+      // bash not yet asleep in its line editor: look again soon; after that (a forged mark, a prompt
+      // that reads something first) the poll looks at its own pace.
+      this.promptLooks += 1;
+      if (this.promptLooks < PROMPT_LOOKS) this.schedulePromptCheck(PROMPT_RETRY_MS);
+      else this.schedulePoll(this.host.pollIntervalMs);
       return false;
     }
     // Output still being parsed would move the cursor: look once everything read so far is parsed.
@@ -301,9 +321,16 @@ export class CompletionWatch {
     this.shellImage = image;
   }
 
+  /** A look in `delay` ms, or sooner if one is due sooner: new output can only bring a look forward. */
   private schedulePoll(delay: number): void {
     const observer = this.host.observer();
-    if (this.pollTimer || this.host.disposed() || !observer || observer.interest() === 'none') return;
+    if (this.host.disposed() || !observer || observer.interest() === 'none') return;
+    const due = performance.now() + delay;
+    if (this.pollTimer) {
+      if (this.pollDueAt <= due) return;
+      clearTimeout(this.pollTimer);
+    }
+    this.pollDueAt = due;
     this.pollTimer = setTimeout(() => {
       this.pollTimer = undefined;
       void this.poll();
@@ -364,8 +391,9 @@ export class CompletionWatch {
         return;
       }
       const { handle } = this.host;
-      // The first look skips the terminal flags (a process spawn); the confirming one reads them.
-      const info = await handle.inspectForeground({ terminalFlags: false }).catch(() => undefined);
+      // The first look only starts reading the terminal flags (a process spawn); the confirming one
+      // takes them, without a new spawn when the reader slept in between.
+      const info = await handle.inspectForeground({ terminalFlags: 'ahead' }).catch(() => undefined);
       this.noteImage(info);
       const verdict = this.observe(info);
       if (verdict.kind === 'undecided') {
