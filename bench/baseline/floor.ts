@@ -5,6 +5,7 @@
  * is judged against is measured here in the same run, so the machine's load hits both alike.
  *
  * - write to prompt: a command line written, until the prompt mark (`633;B`) of the next prompt is read;
+ *   with `parse`, until a headless xterm.js fed every chunk has parsed it too;
  * - the reader seen: `read x` written, then a loop reading /proc/<bash>/syscall as fast as it can (one look
  *   per turn of the event loop) until bash sleeps in read(2) on the terminal (the kernel fact the engine
  *   uses), with no quiet window and no second look;
@@ -98,12 +99,25 @@ export class Floor {
     });
   }
 
-  /** `text` + Enter written, until the next prompt is drawn: ms. */
-  async writeToPrompt(text: string): Promise<number> {
-    const prompt = this.next(this.promptMark);
-    const start = performance.now();
-    this.pty.write(`${text}\r`);
-    return (await prompt) - start;
+  /**
+   * `text` + Enter written, until the next prompt is drawn: ms. `parse`: until a headless xterm.js of the
+   * product's size, fed every chunk as it is read, has also parsed the prompt (what it takes any terminal
+   * that keeps a screen to know what is on it).
+   */
+  async writeToPrompt(text: string, parse = false): Promise<number> {
+    const parser = parse ? new headless.Terminal({ ...this.size, allowProposedApi: true, logLevel: 'off' }) : undefined;
+    this.parser = parser;
+    try {
+      const prompt = this.next(this.promptMark);
+      const start = performance.now();
+      this.pty.write(`${text}\r`);
+      let end = await prompt;
+      if (parser) end = await new Promise<number>((resolve) => parser.write('', () => resolve(performance.now())));
+      return end - start;
+    } finally {
+      this.parser = undefined;
+      parser?.dispose();
+    }
   }
 
   /**

@@ -198,12 +198,13 @@ serveRpc(
         () => d.run('answer', { timeoutMs: 10_000 }),
       );
     },
-    /** The floor (floor.ts): `text` written until the next prompt, `n` times after one untimed warm-up. */
-    async floorPromptTimes({ text, n }: { text: string; n: number }) {
+    /** The floor (floor.ts): `text` written until the next prompt (`parse`: and parsed), `n` times after
+     *  one untimed warm-up. */
+    async floorPromptTimes({ text, n, parse = false }: { text: string; n: number; parse?: boolean }) {
       const f = await floorTerminal();
-      await f.writeToPrompt(text);
+      await f.writeToPrompt(text, parse);
       const times: number[] = [];
-      for (let i = 0; i < n; i++) times.push(await f.writeToPrompt(text));
+      for (let i = 0; i < n; i++) times.push(await f.writeToPrompt(text, parse));
       return { times };
     },
     /** The floor: `text` (bash's own `read x`) written until /proc shows bash reading the terminal. */

@@ -350,6 +350,8 @@ export async function toolRun(context: BenchContext, n: number) {
     });
     // The floor (bench/baseline/floor.ts): the same bash on a bare PTY, in the same run.
     const floorSend = await context.baseline.call<{ times: number[] }>('floorPromptTimes', { text: 'true', n });
+    // ...and with a headless xterm.js parsing what it reads, as any terminal that keeps a screen must.
+    const parsingFloorSend = await context.baseline.call<{ times: number[] }>('floorPromptTimes', { text: 'true', n, parse: true });
     const floorReader = await context.baseline.call<{ times: number[]; missed: number }>('floorReaderTimes', { text: 'read x', n: waits });
     const pollingSend = await context.baseline.call<{ times: number[]; outcomes: string[] }>('pollingSendTimes', { text: 'true', n });
     // The original's rule never sees bash's own `read` (one try, bounded at 2 s instead of its 30 s deadline)...
@@ -364,7 +366,7 @@ export async function toolRun(context: BenchContext, n: number) {
       n: waits,
       timeoutMs: 10_000,
     });
-    return { send, wait, childWait, floorSend, floorReader, pollingSend, pollingShellRead, pollingChildWait };
+    return { send, wait, childWait, floorSend, parsingFloorSend, floorReader, pollingSend, pollingShellRead, pollingChildWait };
   } finally {
     await context.product.call('dispose', { owner });
   }

@@ -32,6 +32,7 @@ export interface RawResults {
       childWait: { times: number[]; reasons: string[] };
       /** The floor (bench/baseline/floor.ts): write to prompt, and bash seen reading (older results lack them). */
       floorSend?: { times: number[] };
+      parsingFloorSend?: { times: number[] };
       floorReader?: { times: number[]; missed?: number };
       pollingSend: { times: number[]; outcomes: string[] };
       pollingShellRead: { times: number[]; outcomes: string[] };
@@ -275,6 +276,8 @@ export function judge(raw: RawResults): Verdict[] {
     const floorSendTimes = flat(m.tools.map((r) => r.floorSend?.times ?? []));
     const floorReaderTimes = flat(m.tools.map((r) => r.floorReader?.times ?? []));
     const floorSend = floorSendTimes.length ? summarize(floorSendTimes) : undefined;
+    const parsingFloorSendTimes = flat(m.tools.map((r) => r.parsingFloorSend?.times ?? []));
+    const parsingFloorSend = parsingFloorSendTimes.length ? summarize(parsingFloorSendTimes) : undefined;
     const floorReader = floorReaderTimes.length ? summarize(floorReaderTimes) : undefined;
     const floorReaderMissed = m.tools.reduce((sum, r) => sum + (r.floorReader?.missed ?? 0), 0);
     const shellReadOutcomes = [...new Set(flat(m.tools.map((r) => r.pollingShellRead.outcomes)))];
@@ -292,9 +295,14 @@ export function judge(raw: RawResults): Verdict[] {
       details: [
         `n ${send.n}; the earlier absolute goal, p50 ≤ 15 ms: ${send.p50 <= 15 ? 'within' : 'over'} it (observation)`,
         `50 ms polling model: p50 ${ms(pollingSend.p50)} (${times(send.p50 / pollingSend.p50)}); the original plugin in DSH: 71 ms median (${times(send.p50 / 71)})`,
+        ...(parsingFloorSend
+          ? [
+              `observed: against the floor with a headless xterm.js parsing what it reads (until the prompt is parsed, not only read): p50 ${ms(parsingFloorSend.p50)}, p99 ${ms(parsingFloorSend.p99)}; ours is ${times(send.p50 / parsingFloorSend.p50)}`,
+            ]
+          : []),
       ],
-      why: "The floor stops at the prompt mark. The engine does not take the mark's word for it: 2 ms after the mark is parsed it reads /proc for the foreground (bash back in its line editor, not a program printing a forged mark), waits until its emulator has parsed everything read so far and checks the cursor is still where the mark left it (nothing typed ahead), then builds the result from the screen; the send also passes the queue. The 2 ms settle and the parse boundary are deliberate; the /proc look reads a dozen small files, which a loaded machine stretches. Together they cost several times the bare PTY's sub-millisecond round trip: the price of a prompt that is a fact rather than a guess.",
-      figures: { send, floorSend, pollingSend, ratio: sendRatio ? round(sendRatio.ratio, 3) : null },
+      why: "The floor stops when the prompt mark is read. The engine does not take the mark's word for it: once its emulator has parsed the mark (xterm.js starts each parse run on a timer, about a millisecond, which the parsing floor above pays too) it reads /proc for the foreground (bash asleep in its line editor, not a program printing a forged mark), checks the cursor is still where the mark left it (nothing typed ahead), then builds the result from the screen; the send also passes the queue. Those steps cost several times the bare PTY's sub-millisecond round trip: the price of a prompt that is a fact rather than a guess.",
+      figures: { send, floorSend, parsingFloorSend, pollingSend, ratio: sendRatio ? round(sendRatio.ratio, 3) : null },
     });
     const waitRatio = floorReader ? within(wait.p50, floorReader.p50, 2) : undefined;
     verdicts.push({
@@ -310,7 +318,7 @@ export function judge(raw: RawResults): Verdict[] {
         `n ${wait.n} (reasons ${waitReasons.join(', ')})${floorReaderMissed ? `; the floor's loop missed the reader ${floorReaderMissed} times in 10 s (left out of its figure)` : ''}; the earlier absolute goal, p50 ≤ 100 ms: ${wait.p50 <= 100 ? 'within' : 'over'} it (observation)`,
         `a child reader (\`head -n 1\`): p50 ${ms(childWait.p50)}; the 50 ms polling model: \`read x\` ${shellReadOutcomes.includes('stdin_read') ? 'seen' : 'never seen (bash itself reads; the original ends by its 30 s deadline)'}, \`head -n 1\` p50 ${ms(pollingChild.p50)}`,
       ],
-      why: `The floor reports the first look that finds bash in read(2), with no other evidence. The engine waits on purpose (packages/terminal-server/src/terminal/evidence.ts): nothing seen within 15 ms of a write is trusted (the kernel may not have delivered the input yet, and a reader about to be woken looks the same), nor within 8 ms of output; a wait counts only when a second look 4 ms later, after everything read is parsed, sees the same reader with no output between, and that look also reads the terminal flags (\`stty\`, a process spawn) to tell a hidden-input prompt. Those windows add up to about 20 ms before the cost of the two looks, against a floor of ${floorReader ? ms(floorReader.p50) : 'a few ms'}: 2x the floor cannot be met without reporting waits the kernel has not confirmed, so the figure is reported as it is.`,
+      why: `The floor reports the first look that finds bash in read(2), with no other evidence. The engine waits on purpose (packages/terminal-server/src/terminal/evidence.ts): nothing seen within 15 ms of a write is trusted (the kernel may not have delivered the input yet, and a reader about to be woken looks the same), nor within 8 ms of output; a wait counts only when a second look 4 ms later, after everything read is parsed, sees the same reader with no output between, with the terminal flags (\`stty\`, run by a helper shell and started at the first look) to tell a hidden-input prompt. Those windows add up to about 20 ms before the cost of the two looks, against a floor of ${floorReader ? ms(floorReader.p50) : 'a few ms'}: 2x the floor cannot be met without reporting waits the kernel has not confirmed, so the figure is reported as it is.`,
       figures: { wait, floorReader, childWait, pollingChild, ratio: waitRatio ? round(waitRatio.ratio, 3) : null },
     });
   }
