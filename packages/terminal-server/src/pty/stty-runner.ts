@@ -13,11 +13,16 @@ import type { Readable, Writable } from 'node:stream';
 
 /** An answer that does not come within this ends the shell (a stuck stty): its pending reads get nothing. */
 const ANSWER_TIMEOUT_MS = 2000;
+/** A shell with nothing to do for this long ends: a host with no terminal waiting keeps no extra process. */
+const IDLE_MS = 60_000;
 const END = '\x1e';
 // `read -r` keeps backslashes; stty's own stdin is /dev/null so it cannot eat the next request.
 const LOOP = `while IFS= read -r p; do stty -a -F "$p" </dev/null 2>/dev/null; printf '${END}%s\\n' "$?"; done`;
 
 type Shell = ChildProcessByStdio<Writable, Readable, null>;
+
+/** started: no answer yet (a shell that ends so was never usable); answering: it has answered; ended. */
+type ShellState = 'started' | 'answering' | 'ended';
 
 interface Request {
   path: string;
@@ -29,8 +34,8 @@ class SttyShell {
   private readonly waiting: Request[] = [];
   private buffer = '';
   private timer: NodeJS.Timeout | undefined;
-  private ended = false;
-  private answered = false;
+  private idleTimer: NodeJS.Timeout | undefined;
+  private state: ShellState = 'started';
 
   /** `onEnd(unusable)`: the shell is gone; unusable when it never answered (later reads spawn stty). */
   private readonly onEnd: (unusable: boolean) => void;
@@ -46,12 +51,19 @@ class SttyShell {
     this.child.on('error', () => this.end());
     this.child.on('exit', () => this.end());
     this.child.stdin.on('error', () => this.end());
-    (this.child.stdout as Readable & { unref?: () => void }).unref?.();
     (this.child.stdin as Writable & { unref?: () => void }).unref?.();
+    this.holdProcess(false);
+  }
+
+  /** While a read is awaited its answer keeps the process alive, as a spawn of stty would; idle, nothing does. */
+  private holdProcess(hold: boolean): void {
+    const pipe = this.child.stdout as Readable & { ref?: () => void; unref?: () => void };
+    if (hold) pipe.ref?.();
+    else pipe.unref?.();
   }
 
   ask(path: string): Promise<string | undefined> {
-    if (this.ended) return spawnStty(path);
+    if (this.state === 'ended') return spawnStty(path);
     return new Promise((resolve) => {
       this.waiting.push({ path, resolve });
       this.child.stdin.write(`${path}\n`);
@@ -68,7 +80,7 @@ class SttyShell {
       const output = this.buffer.slice(0, end);
       const status = this.buffer.slice(end + 1, newline);
       this.buffer = this.buffer.slice(newline + 1);
-      this.answered = true;
+      this.state = 'answering';
       this.waiting.shift()?.resolve(status === '0' ? output : undefined);
       this.arm();
     }
@@ -78,22 +90,40 @@ class SttyShell {
   private arm(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
-    if (this.waiting.length === 0 || this.ended) return;
+    if (this.state === 'ended') return;
+    this.holdProcess(this.waiting.length > 0);
+    if (this.waiting.length === 0) return this.idle();
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.idleTimer = undefined;
     this.timer = setTimeout(() => this.end(true), ANSWER_TIMEOUT_MS);
     this.timer.unref();
   }
 
+  /** Nothing awaited: end the shell if nothing comes for IDLE_MS (its stdin closed, it exits by itself). */
+  private idle(): void {
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.idleTimer = setTimeout(() => {
+      if (this.waiting.length > 0 || this.state === 'ended') return;
+      this.state = 'ended';
+      this.child.stdin.end();
+      this.onEnd(false);
+    }, IDLE_MS);
+    this.idleTimer.unref();
+  }
+
   /** The shell is gone (it died, or `stuck`: the oldest read got no answer in time). */
   private end(stuck = false): void {
-    if (this.ended) return;
-    this.ended = true;
+    if (this.state === 'ended') return;
+    const unusable = this.state === 'started';
+    this.state = 'ended';
     if (this.timer) clearTimeout(this.timer);
+    if (this.idleTimer) clearTimeout(this.idleTimer);
     this.child.kill('SIGKILL');
     const waiting = this.waiting.splice(0);
     // A stuck read gets nothing; the rest were never run, so each spawns stty of its own.
     if (stuck) waiting.shift()?.resolve(undefined);
     for (const request of waiting) void spawnStty(request.path).then(request.resolve);
-    this.onEnd(!this.answered);
+    this.onEnd(unusable);
   }
 }
 
