@@ -20,6 +20,8 @@ export interface ManyCell {
   terminals: number;
   /** How many of the others run a background flood. */
   floods: number;
+  /** The 1-terminal case measured again after every other cell (the reference pools both). */
+  closing?: true;
   /** Model sends of `true` in the page's (quiet) terminal, ms each. */
   send: number[];
   echo: EchoRun;
@@ -59,8 +61,15 @@ export async function manyLatencyRun(
   const server = context.product;
   const background: string[] = [];
   const cells: ManyCell[] = [];
+  // The 1-terminal case is every ratio's reference: measured first and again last, so that neither the
+  // machine's load at one moment nor the few slowest of one run's keys decide it alone.
+  const again = plan.length > 1 && plan.some((c) => c.terminals === 1 && c.floods === 0);
+  const order: { terminals: number; floods: number; closing?: true }[] = again
+    ? [...plan, { terminals: 1, floods: 0, closing: true }]
+    : plan;
   try {
-    for (const { terminals, floods } of plan) {
+    for (const { terminals, floods, closing: last } of order) {
+      while (last && background.length > 0) await server.call('dispose', { owner: background.pop()! });
       while (background.length < terminals - 1) {
         const owner = `many-${background.length}`;
         await server.call('ensure', { owner });
@@ -87,6 +96,7 @@ export async function manyLatencyRun(
         cells.push({
           terminals,
           floods,
+          ...(last ? { closing: last } : {}),
           send,
           echo,
           cpuMs: after.cpuMs - before.cpuMs,
@@ -103,7 +113,7 @@ export async function manyLatencyRun(
       const cell = cells.at(-1);
       if (cell && cell.terminals === terminals && cell.floods === floods)
         context.log(
-          `many: ${terminals} terminals, ${floods} flooding: send true p50 ${median(cell.send).toFixed(1)} ms, echo p99 ${p99(cell.echo).toFixed(1)} ms (${cell.echo.latencies.length} keys, missed ${cell.echo.missed}), CPU ${(cell.cpuMs / cell.seconds / 10).toFixed(0)}% of a core, ${(cell.outputChars / 1e6 / cell.seconds).toFixed(1)} MB/s of output`,
+          `many: ${terminals} terminals${last ? ' (again, last)' : ''}, ${floods} flooding: send true p50 ${median(cell.send).toFixed(1)} ms, echo p99 ${p99(cell.echo).toFixed(1)} ms (${cell.echo.latencies.length} keys, missed ${cell.echo.missed}), CPU ${(cell.cpuMs / cell.seconds / 10).toFixed(0)}% of a core, ${(cell.outputChars / 1e6 / cell.seconds).toFixed(1)} MB/s of output`,
         );
     }
   } finally {

@@ -522,10 +522,18 @@ function largestKept(cells: ManyCell[], floods: number): { count: number | undef
 function manyVerdicts(many: NonNullable<RawResults['measurements']['many']>): Verdict[] {
   const verdicts: Verdict[] = [];
   const cells = many.cells;
-  const one = cells.find((c) => c.terminals === 1 && c.floods === 0);
-  if (one) {
-    const sendOne = median(one.send);
-    const echoOne = echoP99(one.echo);
+  // The reference pools every 1-terminal quiet cell (measured first and again last).
+  const ones = cells.filter((c) => c.terminals === 1 && c.floods === 0);
+  if (ones.length > 0) {
+    const sendOne = median(ones.flatMap((c) => c.send));
+    const echoOne = percentile(
+      withMissed(
+        ones.flatMap((c) => c.echo.latencies),
+        ones.reduce((sum, c) => sum + c.echo.missed, 0),
+      ),
+      99,
+    );
+    const oneKeys = ones.reduce((sum, c) => sum + c.echo.latencies.length + c.echo.missed, 0);
     const rows = cells.map((c) => {
       const send = median(c.send);
       const echo = echoP99(c.echo);
@@ -542,7 +550,7 @@ function manyVerdicts(many: NonNullable<RawResults['measurements']['many']>): Ve
       title: '8a. Many terminals: a quiet terminal while others flood',
       goal: `1 to ${Math.max(...cells.map((c) => c.terminals))} live terminals in one server, 0, 1 or 4 of them flooding; in a quiet one, with a page attached: model sends of \`true\` (p50) and keystroke echo (p99); with 4 floods (up to ${MANY_JUDGED_UP_TO} terminals) at most 2x the 1-terminal case`,
       ours: judged.length ? `send ${times(worstSend)}, echo ${times(worstEcho)} (the worse cell)` : 'no cell with 4 floods',
-      reference: `1 terminal: send p50 ${ms(sendOne)}, echo p99 ${ms(echoOne)}`,
+      reference: `1 terminal: send p50 ${ms(sendOne)}, echo p99 ${ms(echoOne)}${ones.length > 1 ? ` (measured first and last, ${oneKeys} keys pooled)` : ''}`,
       ratio: judged.length ? `send ${times(worstSend)}, echo ${times(worstEcho)}` : 'n/a',
       met: judged.length ? worstSend <= 2 && worstEcho <= 2 : null,
       margin: judged.length ? `send ${underLimit(worstSend, 2)}; echo ${underLimit(worstEcho, 2)}` : 'not measured',
@@ -565,7 +573,7 @@ function manyVerdicts(many: NonNullable<RawResults['measurements']['many']>): Ve
         '|---:|---:|---:|---:|---:|---:|---:|---:|',
         ...rows.map(
           (r) =>
-            `| ${r.c.terminals} | ${r.c.floods} | ${ms(r.send)} | ${times(r.sendRatio)} | ${ms(r.echo)} (${r.c.echo.latencies.length + r.c.echo.missed}${r.c.echo.missed ? `, ${r.c.echo.missed} missed` : ''}) | ${times(r.echoRatio)} | ${round(r.c.cpuMs / r.c.seconds / 10, 0)}% of a core | ${round(r.c.outputChars / 1e6 / r.c.seconds, 1)} MB/s |`,
+            `| ${r.c.terminals}${r.c.closing ? ' (last)' : ''} | ${r.c.floods} | ${ms(r.send)} | ${times(r.sendRatio)} | ${ms(r.echo)} (${r.c.echo.latencies.length + r.c.echo.missed}${r.c.echo.missed ? `, ${r.c.echo.missed} missed` : ''}) | ${times(r.echoRatio)} | ${round(r.c.cpuMs / r.c.seconds / 10, 0)}% of a core | ${round(r.c.outputChars / 1e6 / r.c.seconds, 1)} MB/s |`,
         ),
       ],
       why: "Idle terminals cost a quiet one nothing measurable: they print nothing, and the server only looks at a terminal that has an operation or output. Floods do: one Node thread reads and parses every terminal, so a quiet terminal's echo and its prompt checks wait behind the flooding terminals' parse slices, and 4 floods (4 `cat` loops, 4 bashes, the server and the page) oversubscribe 2 cores several times; the server's share of a core stays below 100% because it waits for the CPU with everything else. The floor line above shows what the machine alone does: bare PTYs with nothing of the product see their quiet echo p99 grow under the same floods too.",
