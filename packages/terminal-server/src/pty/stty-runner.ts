@@ -11,7 +11,7 @@
 import { type ChildProcessByStdio, execFile, spawn } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
 
-/** An answer that does not come within this ends the shell (a stuck stty): its pending reads get nothing. */
+/** An answer that does not come within this ends the shell (a stuck stty): that read gets nothing. */
 const ANSWER_TIMEOUT_MS = 2000;
 /** A shell with nothing to do for this long ends: a host with no terminal waiting keeps no extra process. */
 const IDLE_MS = 60_000;
