@@ -111,9 +111,11 @@ export class LinuxInspector {
     const info: ForegroundInfo = { processGroupId: pgid, inputWaiting: false };
     if (leader) info.command = leader.comm;
     if (!this.table) return info;
-    let reader = await this.findReader(members, this.ptsPath);
+    // Which sleep a reader is in matters only to its terminal flags (see flags-ahead.ts).
+    const sleeps = options.terminalFlags !== false;
+    let reader = await this.findReader(members, this.ptsPath, sleeps);
     if (!reader && members.every((m) => m.state !== 'R' && m.state !== 'D')) {
-      reader = await this.findOutsideReader(pgid, shell);
+      reader = await this.findOutsideReader(pgid, shell, sleeps);
       if (reader) info.inputOutside = true;
     }
     if (!reader) {
@@ -157,8 +159,9 @@ export class LinuxInspector {
     return stats.filter((s): s is ProcStat => s !== undefined && s.pgrp === pgid);
   }
 
-  /** The first process among `members` with a thread waiting for input on `ptsPath`. */
-  private async findReader(members: ProcStat[], ptsPath: string): Promise<Reader | undefined> {
+  /** The first process among `members` with a thread waiting for input on `ptsPath`; `sleeps`: with which
+   *  sleep of that thread it is, read right after the wait itself. */
+  private async findReader(members: ProcStat[], ptsPath: string, sleeps: boolean): Promise<Reader | undefined> {
     for (const member of members) {
       let tids: string[];
       try {
@@ -170,7 +173,7 @@ export class LinuxInspector {
         const wait = await this.threadWait(member.pid, tid, ptsPath);
         if (!wait) continue;
         const reader: Reader = { ...wait, pid: member.pid, command: member.comm, processGroupId: member.pgrp };
-        const switches = await contextSwitches(member.pid, tid);
+        const switches = sleeps ? await contextSwitches(member.pid, tid) : undefined;
         if (switches !== undefined) reader.sleep = { pid: member.pid, tid, switches };
         return reader;
       }
@@ -184,13 +187,13 @@ export class LinuxInspector {
    * its client over a socket). Jobs of this shell's session are left out: reading their controlling
    * terminal stops them.
    */
-  private async findOutsideReader(pgid: number, shell: ProcStat): Promise<Reader | undefined> {
+  private async findOutsideReader(pgid: number, shell: ProcStat, sleeps: boolean): Promise<Reader | undefined> {
     const holders = await this.terminalHolders();
     for (const pid of holders) {
       if (pid === process.pid) continue;
       const stat = await readProcStat(pid);
       if (!stat || stat.pgrp === pgid || stat.session === shell.session || stat.state !== 'S') continue;
-      const reader = await this.findReader([stat], this.ptsPath);
+      const reader = await this.findReader([stat], this.ptsPath, sleeps);
       if (reader) return reader;
     }
     return undefined;
@@ -323,7 +326,7 @@ export class LinuxInspector {
     const leader = onTerminal.find((s) => s.session === s.pid) ?? onTerminal[0];
     if (!leader || !(leader.tpgid > 0)) return undefined;
     const members = onTerminal.filter((s) => s.pgrp === leader.tpgid);
-    const reader = await this.findReader(members, path);
+    const reader = await this.findReader(members, path, options.terminalFlags !== false);
     const front = members.find((s) => s.pid === leader.tpgid) ?? members[0];
     const inner: InnerTerminal = { path, processGroupId: leader.tpgid, inputWaiting: reader !== undefined };
     const command = reader?.command ?? front?.comm;
