@@ -13,7 +13,7 @@ import { backgroundFloodCommand } from './content.ts';
 import { echoRun, type BenchContext, type EchoRun } from './measures.ts';
 import type { MemoryFigures } from './proc.ts';
 import type { RpcChild } from './rpc.ts';
-import { median, percentile, withMissed } from './stats.ts';
+import { echoP99, median } from './stats.ts';
 
 export interface ManyCell {
   /** Live terminals in the server, the page's own included. */
@@ -113,7 +113,7 @@ export async function manyLatencyRun(
       const cell = cells.at(-1);
       if (cell && cell.terminals === terminals && cell.floods === floods)
         context.log(
-          `many: ${terminals} terminals${last ? ' (again, last)' : ''}, ${floods} flooding: send true p50 ${median(cell.send).toFixed(1)} ms, echo p99 ${p99(cell.echo).toFixed(1)} ms (${cell.echo.latencies.length} keys, missed ${cell.echo.missed}), CPU ${(cell.cpuMs / cell.seconds / 10).toFixed(0)}% of a core, ${(cell.outputChars / 1e6 / cell.seconds).toFixed(1)} MB/s of output`,
+          `many: ${terminals} terminals${last ? ' (again, last)' : ''}, ${floods} flooding: send true p50 ${median(cell.send).toFixed(1)} ms, echo p99 ${echoP99(cell.echo.latencies, cell.echo.missed).toFixed(1)} ms (${cell.echo.latencies.length} keys, missed ${cell.echo.missed}), CPU ${(cell.cpuMs / cell.seconds / 10).toFixed(0)}% of a core, ${(cell.outputChars / 1e6 / cell.seconds).toFixed(1)} MB/s of output`,
         );
     }
   } finally {
@@ -136,7 +136,7 @@ export async function manyFloorRun(
       const echo = await context.baseline.call<ManyFloorCell['echo']>('floorEchoWithFloods', { floodCommands, keys: options.keys });
       cells.push({ floods, echo });
       context.log(
-        `many: the floor with ${floods} flooding: echo p99 ${percentile(withMissed(echo.times, echo.missed), 99).toFixed(1)} ms (${echo.times.length} keys, missed ${echo.missed})`,
+        `many: the floor with ${floods} flooding: echo p99 ${echoP99(echo.times, echo.missed).toFixed(1)} ms (${echo.times.length} keys, missed ${echo.missed})`,
       );
     } finally {
       endFloods(pidFiles);
@@ -177,8 +177,4 @@ export async function manyMemoryRun(server: RpcChild<unknown>, counts: readonly 
   }
   await server.call('disposeAll');
   return { idle, at };
-}
-
-function p99(run: EchoRun): number {
-  return percentile(withMissed(run.latencies, run.missed), 99);
 }

@@ -11,7 +11,7 @@ import { writeFileSync } from 'node:fs';
 import { THROUGHPUT_BYTES } from './content.ts';
 import type { ManyCell, ManyFloorCell, ManyMemory } from './many.ts';
 import type { EchoRun, MemoryStep, ReconnectSample, SnapshotTimes } from './measures.ts';
-import { MISSED_ECHO_MS, median, percentile, round, summarize, withMissed, type Summary } from './stats.ts';
+import { MISSED_ECHO_MS, echoP99, median, round, summarize, withMissed, type Summary } from './stats.ts';
 import { sideSectionsFrom } from './side-sections.ts';
 
 export interface RawResults {
@@ -490,7 +490,7 @@ const MANY_JUDGED_UP_TO = 32;
 
 /** The floor's echo p99 per flood count, and its ratio to the floor's own quiet case. */
 function floorEchoRows(cells: ManyFloorCell[]): { floods: number; keys: number; p99: number; ratio: number | undefined }[] {
-  const p99Of = (c: ManyFloorCell) => percentile(withMissed(c.echo.times, c.echo.missed), 99);
+  const p99Of = (c: ManyFloorCell) => echoP99(c.echo.times, c.echo.missed);
   const quiet = cells.find((c) => c.floods === 0);
   const quietP99 = quiet === undefined ? undefined : p99Of(quiet);
   return cells.map((c) => {
@@ -504,8 +504,8 @@ function floorEchoRows(cells: ManyFloorCell[]): { floods: number; keys: number; 
   });
 }
 
-function echoP99(run: EchoRun): number {
-  return percentile(withMissed(run.latencies, run.missed), 99);
+function runP99(run: EchoRun): number {
+  return echoP99(run.latencies, run.missed);
 }
 
 /** The largest count whose cells at `floods` floods, and at every smaller count, keep the echo p99 within the bound. */
@@ -513,7 +513,7 @@ function largestKept(cells: ManyCell[], floods: number): { count: number | undef
   const line = cells.filter((c) => c.floods === floods || (floods > 0 && c.terminals === 1)).sort((a, b) => a.terminals - b.terminals);
   let count: number | undefined;
   for (const cell of line) {
-    if (echoP99(cell.echo) > MANY_ECHO_P99_MS) break;
+    if (runP99(cell.echo) > MANY_ECHO_P99_MS) break;
     count = cell.terminals;
   }
   return { count, tested: line.map((c) => c.terminals) };
@@ -526,17 +526,14 @@ function manyVerdicts(many: NonNullable<RawResults['measurements']['many']>): Ve
   const ones = cells.filter((c) => c.terminals === 1 && c.floods === 0);
   if (ones.length > 0) {
     const sendOne = median(ones.flatMap((c) => c.send));
-    const echoOne = percentile(
-      withMissed(
-        ones.flatMap((c) => c.echo.latencies),
-        ones.reduce((sum, c) => sum + c.echo.missed, 0),
-      ),
-      99,
+    const echoOne = echoP99(
+      ones.flatMap((c) => c.echo.latencies),
+      ones.reduce((sum, c) => sum + c.echo.missed, 0),
     );
     const oneKeys = ones.reduce((sum, c) => sum + c.echo.latencies.length + c.echo.missed, 0);
     const rows = cells.map((c) => {
       const send = median(c.send);
-      const echo = echoP99(c.echo);
+      const echo = runP99(c.echo);
       const cpuPerMB = c.outputChars > 1e5 ? c.cpuMs / (c.outputChars / 1e6) : NaN;
       return { c, send, echo, sendRatio: send / sendOne, echoRatio: echo / echoOne, cpuPerMB };
     });
@@ -609,7 +606,7 @@ function manyVerdicts(many: NonNullable<RawResults['measurements']['many']>): Ve
       ),
       why: `The count of idle terminals is not what moves the echo: floods running at once are (8a). The recommendation is the largest count tested that kept the bound with one terminal flooding, the common case of an agent running a build while others wait. With 4 floods the echo p99 was ${cells
         .filter((c) => c.floods === 4)
-        .map((c) => `${ms(echoP99(c.echo))} at ${c.terminals}`)
+        .map((c) => `${ms(runP99(c.echo))} at ${c.terminals}`)
         .join(
           ', ',
         )} terminals: a single cell's p99 of ${cells[0]?.echo.latencies.length ?? 0} keys moves with the machine's load by more than the count moves it.`,

@@ -17,6 +17,11 @@ export function withMissed(times: readonly number[], missed: number): number[] {
   return [...times, ...Array<number>(missed).fill(MISSED_ECHO_MS)];
 }
 
+/** The p99 of echo times with the missed ones counted (see withMissed). */
+export function echoP99(times: readonly number[], missed: number): number {
+  return percentile(withMissed(times, missed), 99);
+}
+
 export function percentile(values: readonly number[], p: number): number {
   if (values.length === 0) return Number.NaN;
   const sorted = [...values].sort((a, b) => a - b);
