@@ -43,8 +43,11 @@ export class Floor {
   private readonly nonce: string;
   private tail = '';
   private readonly waiters = new Set<Waiter>();
-  /** The emulator a parsing read-rate run feeds (see readRate). */
+  /** The emulator a parsing run feeds while it runs (see writeToPrompt and readRate). */
   private parser: InstanceType<typeof headless.Terminal> | undefined;
+  /** The one emulator every parsing `writeToPrompt` feeds: warm, like the product's, so the figure is the
+   *  parse and not a new emulator's first allocations. */
+  private promptParser: InstanceType<typeof headless.Terminal> | undefined;
   private readonly size: { rows: number; cols: number; scrollback: number };
   readonly ready: Promise<void>;
 
@@ -105,7 +108,8 @@ export class Floor {
    * that keeps a screen to know what is on it).
    */
   async writeToPrompt(text: string, parse = false): Promise<number> {
-    const parser = parse ? new headless.Terminal({ ...this.size, allowProposedApi: true, logLevel: 'off' }) : undefined;
+    if (parse) this.promptParser ??= new headless.Terminal({ ...this.size, allowProposedApi: true, logLevel: 'off' });
+    const parser = parse ? this.promptParser : undefined;
     this.parser = parser;
     try {
       const prompt = this.next(this.promptMark);
@@ -116,7 +120,6 @@ export class Floor {
       return end - start;
     } finally {
       this.parser = undefined;
-      parser?.dispose();
     }
   }
 
@@ -204,6 +207,8 @@ export class Floor {
   /** SIGHUP, then SIGKILL if bash is still there after KILL_GRACE_MS: bash in its line editor has been seen
    *  to take a hang-up and go on waiting (after a line was typed and cleared with Ctrl-U). */
   kill(): Promise<void> {
+    this.promptParser?.dispose();
+    this.promptParser = undefined;
     return new Promise((resolve) => {
       const force = setTimeout(() => this.pty.kill('SIGKILL'), KILL_GRACE_MS);
       this.pty.onExit(() => {

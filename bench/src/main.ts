@@ -5,7 +5,7 @@
  * bench/REPORT.md.
  *
  * Options: --runs N (default 3), --only a,b (throughput, echo, tools, drain, reconnect, memory, interrupt,
- * history, many), --keys N (keys per echo run, default 100), --many-keys N (per many-terminals cell, default
+ * history, many), --keys N (keys per echo run, default 100), --many-keys N (per many-terminals cell, twice that in the judged cells; default
  * 150), --many-counts 1,8,32,64,128 (terminal counts of that measure), --no-write (print only), --raw FILE (write only the raw
  * samples to FILE, for A/B work), --from results.json (only
  * rewrite REPORT.md from an earlier run's raw samples).

@@ -9,7 +9,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { THROUGHPUT_BYTES } from './content.ts';
-import type { ManyCell, ManyFloorCell, ManyMemory } from './many.ts';
+import { MANY_JUDGED_UP_TO, isJudgedManyCell, type ManyCell, type ManyFloorCell, type ManyMemory } from './many.ts';
 import type { EchoRun, MemoryStep, ReconnectSample, SnapshotTimes } from './measures.ts';
 import { MISSED_ECHO_MS, echoP99, median, round, summarize, withMissed, type Summary } from './stats.ts';
 import { sideSectionsFrom } from './side-sections.ts';
@@ -485,8 +485,6 @@ export function judge(raw: RawResults): Verdict[] {
 
 /** The echo p99 that the largest recommended count must keep, in the quiet terminal with a page attached. */
 const MANY_ECHO_P99_MS = 50;
-/** Terminal counts judged against the 1-terminal case (larger counts are observations for the recommendation). */
-const MANY_JUDGED_UP_TO = 32;
 
 /** The floor's echo p99 per flood count, and its ratio to the floor's own quiet case. */
 function floorEchoRows(cells: ManyFloorCell[]): { floods: number; keys: number; p99: number; ratio: number | undefined }[] {
@@ -537,7 +535,7 @@ function manyVerdicts(many: NonNullable<RawResults['measurements']['many']>): Ve
       const cpuPerMB = c.outputChars > 1e5 ? c.cpuMs / (c.outputChars / 1e6) : NaN;
       return { c, send, echo, sendRatio: send / sendOne, echoRatio: echo / echoOne, cpuPerMB };
     });
-    const judged = rows.filter((r) => r.c.floods === 4 && r.c.terminals <= MANY_JUDGED_UP_TO);
+    const judged = rows.filter((r) => isJudgedManyCell(r.c));
     const worstSend = Math.max(...judged.map((r) => r.sendRatio));
     const worstEcho = Math.max(...judged.map((r) => r.echoRatio));
     const cpu = rows.filter((r) => Number.isFinite(r.cpuPerMB)).map((r) => r.cpuPerMB);
@@ -609,7 +607,7 @@ function manyVerdicts(many: NonNullable<RawResults['measurements']['many']>): Ve
         .map((c) => `${ms(runP99(c.echo))} at ${c.terminals}`)
         .join(
           ', ',
-        )} terminals: a single cell's p99 of ${cells[0]?.echo.latencies.length ?? 0} keys moves with the machine's load by more than the count moves it.`,
+        )} terminals: a single cell's p99 (of ${[...new Set(cells.filter((c) => c.floods === 4).map((c) => c.echo.latencies.length + c.echo.missed))].join(' or ')} keys) moves with the machine's load by more than the count moves it.`,
       figures: { kept, recommended },
     });
   }
