@@ -265,7 +265,7 @@ try {
     try {
       const manyContext = { browser, product: manyServer, baseline: floorServer, files, log };
       const keys = Math.max(5, Number(values['many-keys']));
-      const cells = await manyLatencyRun(manyContext, manyPlan(counts), { keys, sends: 20 });
+      const cells = await manyLatencyRun(manyContext, manyPlan(counts), { keys, sends: 20, passes: runs });
       const floor = await manyFloorRun(manyContext, manyPlan(counts), { keys });
       raw.measurements.many = { cells, floor };
     } finally {

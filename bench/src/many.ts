@@ -20,8 +20,10 @@ export interface ManyCell {
   terminals: number;
   /** How many of the others run a background flood. */
   floods: number;
-  /** The 1-terminal case measured again after every other cell (the reference pools both). */
+  /** The 1-terminal case measured again after every other cell of its pass (the reference pools all). */
   closing?: true;
+  /** 1 for the full grid; later passes repeat only the reference and the judged cells. Absent: 1. */
+  pass?: number;
   /** Model sends of `true` in the page's (quiet) terminal, ms each. */
   send: number[];
   echo: EchoRun;
@@ -60,24 +62,42 @@ export function manyPlan(counts: readonly number[]): { terminals: number; floods
   );
 }
 
+type PlannedCell = { terminals: number; floods: number; closing?: true; pass: number };
+
+/**
+ * The cells in the order they are measured. The 1-terminal case is every ratio's reference: measured
+ * first and again last in each pass, so that neither the machine's load at one moment nor the few slowest
+ * keys of one cell decide it alone. Pass 1 is the whole grid; each later pass repeats only the reference
+ * and the judged cells, which the report pools across passes (one pass flipped the verdict between runs).
+ */
+export function manyOrder(plan: { terminals: number; floods: number }[], passes: number): PlannedCell[] {
+  const again = plan.length > 1 && plan.some((c) => c.terminals === 1 && c.floods === 0);
+  if (!again) return plan.map((c) => ({ ...c, pass: 1 }));
+  const reference = (pass: number, closing: boolean): PlannedCell => ({
+    terminals: 1,
+    floods: 0,
+    pass,
+    ...(closing ? { closing: true } : {}),
+  });
+  const order: PlannedCell[] = [...plan.map((c) => ({ ...c, pass: 1 })), reference(1, true)];
+  const judged = plan.filter(isJudgedManyCell);
+  for (let pass = 2; pass <= passes && judged.length > 0; pass++)
+    order.push(reference(pass, false), ...judged.map((c) => ({ ...c, pass })), reference(pass, true));
+  return order;
+}
+
 /** Grows the server's terminals cell by cell (counts ascending), floods the first `floods` of the others. */
 export async function manyLatencyRun(
   context: BenchContext,
   plan: { terminals: number; floods: number }[],
-  options: { keys: number; sends: number },
+  options: { keys: number; sends: number; passes: number },
 ): Promise<ManyCell[]> {
   const server = context.product;
   const background: string[] = [];
   const cells: ManyCell[] = [];
-  // The 1-terminal case is every ratio's reference: measured first and again last, so that neither the
-  // machine's load at one moment nor the few slowest of one run's keys decide it alone.
-  const again = plan.length > 1 && plan.some((c) => c.terminals === 1 && c.floods === 0);
-  const order: { terminals: number; floods: number; closing?: true }[] = again
-    ? [...plan, { terminals: 1, floods: 0, closing: true }]
-    : plan;
   try {
-    for (const { terminals, floods, closing: last } of order) {
-      while (last && background.length > 0) await server.call('dispose', { owner: background.pop()! });
+    for (const { terminals, floods, closing: last, pass } of manyOrder(plan, options.passes)) {
+      while (background.length > terminals - 1) await server.call('dispose', { owner: background.pop()! });
       while (background.length < terminals - 1) {
         const owner = `many-${background.length}`;
         await server.call('ensure', { owner });
@@ -107,6 +127,7 @@ export async function manyLatencyRun(
           terminals,
           floods,
           ...(last ? { closing: last } : {}),
+          ...(pass > 1 ? { pass } : {}),
           send,
           echo,
           cpuMs: after.cpuMs - before.cpuMs,
@@ -123,7 +144,7 @@ export async function manyLatencyRun(
       const cell = cells.at(-1);
       if (cell && cell.terminals === terminals && cell.floods === floods)
         context.log(
-          `many: ${terminals} terminals${last ? ' (again, last)' : ''}, ${floods} flooding: send true p50 ${median(cell.send).toFixed(1)} ms, echo p99 ${echoP99(cell.echo.latencies, cell.echo.missed).toFixed(1)} ms (${cell.echo.latencies.length} keys, missed ${cell.echo.missed}), CPU ${(cell.cpuMs / cell.seconds / 10).toFixed(0)}% of a core, ${(cell.outputChars / 1e6 / cell.seconds).toFixed(1)} MB/s of output`,
+          `many: ${pass > 1 ? `pass ${pass}, ` : ''}${terminals} terminals${last ? ' (again, last)' : ''}, ${floods} flooding: send true p50 ${median(cell.send).toFixed(1)} ms, echo p99 ${echoP99(cell.echo.latencies, cell.echo.missed).toFixed(1)} ms (${cell.echo.latencies.length} keys, missed ${cell.echo.missed}), CPU ${(cell.cpuMs / cell.seconds / 10).toFixed(0)}% of a core, ${(cell.outputChars / 1e6 / cell.seconds).toFixed(1)} MB/s of output`,
         );
     }
   } finally {
