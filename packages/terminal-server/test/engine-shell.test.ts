@@ -57,6 +57,47 @@ describe('engine: commands at the prompt', () => {
     assert.equal(many.queueStatus, 'ready');
   });
 
+  it('a background job that never stops printing does not hold the line that started it', async () => {
+    // The job prints from its first moment, every few milliseconds, so the prompt mark is seldom the last
+    // thing drawn for long: bash asleep in its line editor at its prompt's depth, after the mark, says the
+    // line ended. (A job printing flat out can push a later command's output out of the history bound,
+    // which the result reports as truncated; a few milliseconds apart keeps this test about completion.)
+    const job = '(while :; do echo tick; sleep 0.005; done) &';
+    const started = await runSend(t.hub, 'shell', { text: job, timeoutMs: 10_000 });
+    try {
+      assert.equal(started.waitReason, 'prompt');
+      assert.equal(started.exitCode, 0);
+      // The job may print before bash reports it: every other line is the job's.
+      const [typed, ...rest] = started.output.split('\n');
+      assert.equal(typed, job);
+      assert.equal(rest.filter((line) => /^\[1\] \d+$/.test(line)).length, 1, started.output);
+      assert.deepEqual(
+        rest.filter((line) => !/^\[1\] \d+$/.test(line) && line !== 'tick'),
+        [],
+        started.output,
+      );
+      const next = await runSend(t.hub, 'shell', { text: 'echo after-the-job', timeoutMs: 10_000 });
+      assert.equal(next.waitReason, 'prompt');
+      assert.match(next.output, /^after-the-job$/m);
+    } finally {
+      await runSend(t.hub, 'shell', { text: 'kill %1; wait', timeoutMs: 10_000 });
+    }
+  });
+
+  it('a background job printing flat out does not hold the line either; lost output is said to be lost', async () => {
+    const started = await runSend(t.hub, 'shell', { text: '(while :; do echo tick; done) &', timeoutMs: 10_000 });
+    try {
+      assert.equal(started.waitReason, 'prompt');
+      // On a loaded machine the job can print past the history bound before bash runs the next line:
+      // the result then says its output was truncated rather than passing the loss over in silence.
+      const next = await runSend(t.hub, 'shell', { text: 'echo after-the-job', timeoutMs: 10_000 });
+      assert.equal(next.waitReason, 'prompt');
+      assert.ok(/^after-the-job$/m.test(next.output) || next.truncated, next.output.slice(-200));
+    } finally {
+      await runSend(t.hub, 'shell', { text: 'kill %1; wait', timeoutMs: 10_000 });
+    }
+  });
+
   it('carriage-return progress bars are folded to their final state', async () => {
     const r = await send("for i in 10 50 100; do printf '\\rprogress %3d%%' $i; sleep 0.05; done; echo");
     assert.match(r.output, /\nprogress 100%$/);

@@ -13,7 +13,7 @@ import type { ForegroundInfo, PtyHandle } from '../pty/contract.ts';
 import type { Screen } from '../screen/screen.ts';
 import type { ShellMarker } from '../shell/integration.ts';
 import { prepareRestore, runsBash } from '../shell/restore.ts';
-import { type Observation, type Verdict, type WaitFacts, judge, sameVerdict } from './evidence.ts';
+import { type Observation, type Verdict, type WaitFacts, WRITE_SETTLE_MS, judge, sameVerdict } from './evidence.ts';
 
 export interface PromptFact {
   /** Exit status of the last command, when the shell reported one since the dispatch. */
@@ -64,6 +64,9 @@ const PROMPT_LOOKS = 8;
 /** Between a verdict and the look that confirms it: the program's own prompt text arrives and is parsed. */
 const CONFIRM_SETTLE_MS = 4;
 const QUIET_CHECK_MS = 8;
+/** Looks for bash at its prompt after a mark that output has since moved past come at most this often:
+ *  while a background job prints, the poll comes round every few milliseconds. */
+const AFTER_MARK_LOOK_MS = 8;
 /** Looks for the first prompt's line-editor depth: bash reaches its editor within a few of them. */
 const LEARN_STACK_ATTEMPTS = 20;
 const LEARN_STACK_RETRY_MS = 10;
@@ -88,6 +91,10 @@ export class CompletionWatch {
   // prompt evidence (see ShellMarks in evidence.ts)
   private lastStatus: { status: number; dispatch: number } | undefined;
   private promptMark: { dispatch: number; cursor: ReturnType<Screen['absoluteCursor']> } | undefined;
+  /** The last prompt mark that counted since the last write, still held once output moved past it (a
+   *  background job printing, text typed ahead): see checkPromptAfterMark. */
+  private promptSeen: { dispatch: number } | undefined;
+  private lastAfterMarkLook = 0;
   /** Where the current prompt began: at its exit-status mark, else at its prompt mark's line. */
   private promptStart: { line: number; x: number } | undefined;
   /** The command number of the last prompt mark that counted (a replay repeats it). */
@@ -141,12 +148,14 @@ export class CompletionWatch {
       this.lastStatus = { status: marker.status, dispatch };
       this.freshStatus = true;
       this.promptMark = undefined;
+      this.promptSeen = undefined;
       this.promptStart = cursor.alternate ? undefined : { line: cursor.line, x: cursor.x };
       return;
     }
     if (marker.kind === 'C') {
       this.commandRunning = true;
       this.promptMark = undefined;
+      this.promptSeen = undefined;
       return;
     }
     // A prompt mark counts once: a new command number, or the first after a fresh exit-status mark.
@@ -156,6 +165,7 @@ export class CompletionWatch {
     this.commandRunning = false;
     if (!this.promptStart || this.promptStart.line > cursor.line) this.promptStart = { line: cursor.line, x: 0 };
     this.promptMark = { dispatch, cursor };
+    this.promptSeen = { dispatch };
     this.promptLooks = 0;
   }
 
@@ -169,6 +179,7 @@ export class CompletionWatch {
   /** A write is about to go in: it changes what the shell will do, evidence before it no longer counts. */
   writing(data: string): void {
     this.promptMark = undefined;
+    this.promptSeen = undefined;
     this.promptStart = undefined;
     this.seenWait = undefined;
     // Enter submits a line; Ctrl-C at the prompt drops it and bash draws the prompt again.
@@ -250,12 +261,42 @@ export class CompletionWatch {
     const now = await this.host.atBoundary(() => this.host.screen.absoluteCursor());
     if (this.promptMark !== mark) return false;
     if (now.x !== mark.cursor.x || now.line !== mark.cursor.line || now.alternate) {
-      // Something was drawn after the prompt (typed-ahead input): this prompt is no longer pristine.
+      // Something was drawn after the prompt (typed-ahead input, a background job): this prompt is no
+      // longer pristine; the poll may still find bash at it (checkPromptAfterMark).
       this.promptMark = undefined;
       this.schedulePoll(this.host.pollIntervalMs);
       return false;
     }
     this.reportPrompt(observer, mark.dispatch, 'marker', info);
+    return true;
+  }
+
+  /**
+   * A prompt mark counted after the last write, and output has moved past it since: a background job
+   * printing (which may never go quiet), or text typed ahead. The line has ended when bash sleeps in its
+   * line editor at the depth of its prompt (not a `read -e` inside a command, which is deeper), and a
+   * second look agrees: bash reads no line there while a command of that line still runs, and only a
+   * process outside the foreground can be printing. Output in between does not matter, as it would for a
+   * wait. Returns true when a prompt was reported.
+   */
+  private async checkPromptAfterMark(observer: GenerationObserver, dispatch: number): Promise<boolean> {
+    const { handle, pid } = this.host;
+    const seen = this.promptSeen;
+    const stack = this.promptStack;
+    const now = performance.now();
+    if (!seen || stack === undefined || now - this.lastWriteAt < WRITE_SETTLE_MS || now - this.lastAfterMarkLook < AFTER_MARK_LOOK_MS)
+      return false;
+    this.lastAfterMarkLook = now;
+    const atPrompt = (info: ForegroundInfo | undefined) => {
+      this.noteImage(info);
+      return info !== undefined && isLineEditor(info, pid) && info.inputStack === stack && this.promptStack === stack;
+    };
+    if (!atPrompt(await handle.inspectForeground({ terminalFlags: false }).catch(() => undefined))) return false;
+    await new Promise((resolve) => setTimeout(resolve, CONFIRM_SETTLE_MS));
+    await this.host.atBoundary(() => undefined);
+    const again = await handle.inspectForeground({ terminalFlags: false }).catch(() => undefined);
+    if (!atPrompt(again) || this.promptSeen !== seen || this.promptMark || observer.dispatch() !== dispatch) return false;
+    this.reportPrompt(observer, dispatch, 'marker', again);
     return true;
   }
 
@@ -269,6 +310,7 @@ export class CompletionWatch {
     const { screen } = this.host;
     if (info?.inputStack !== undefined && isLineEditor(info, this.host.pid)) this.promptStack = info.inputStack;
     this.lineSubmitted = false;
+    this.promptSeen = undefined;
     const status = this.lastStatus;
     let start = this.promptStart;
     const cursor = screen.absoluteCursor();
@@ -314,6 +356,7 @@ export class CompletionWatch {
     if (this.shellImage !== undefined && this.shellImage !== image) {
       this.commandRunning = false;
       this.promptMark = undefined;
+      this.promptSeen = undefined;
       this.freshStatus = false;
       this.promptStack = undefined;
       this.imageChanged = true;
@@ -382,6 +425,7 @@ export class CompletionWatch {
         phase.nextDelayMs = 2;
         return;
       }
+      if (!this.promptMark && this.promptSeen?.dispatch === dispatch && (await this.checkPromptAfterMark(observer, dispatch))) return;
       const outputBefore = this.host.sequence();
       // A wait already reported for this dispatch, with no output since: nothing new to learn.
       if (this.reportedWait && this.reportedWait.dispatch === dispatch && this.reportedWait.sequence === outputBefore) return;
