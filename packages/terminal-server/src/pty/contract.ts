@@ -33,6 +33,9 @@ export interface InspectForegroundOptions {
   terminalFlags?: boolean | 'ahead';
   /** Look for a reader at all; false asks only who is in front (cheap: one /proc read). Default true. */
   readers?: boolean;
+  /** Linux: when a reader of the foreground group is found, also fingerprint the group's stillness (see
+   *  `ForegroundInfo.stillness`; a few more /proc reads). Default false. */
+  stillness?: boolean;
 }
 
 export interface ForegroundInfo {
@@ -64,6 +67,11 @@ export interface ForegroundInfo {
   inputOutside?: boolean;
   /** Linux, nothing waits: some process of the foreground group is running (not asleep). */
   busy?: boolean;
+  /** Linux, asked for, a reader found: every thread of the foreground group, each with how many times the
+   *  kernel has switched it out, while all of them sleep. Two equal fingerprints mean no thread of the
+   *  group ran between the looks, so none of it printed: output meanwhile came from elsewhere (a
+   *  background job). Absent when a thread was running or could not be read. */
+  stillness?: string;
   /** Terminal flags, when read (a wait was found and `terminalFlags` was not false). */
   echo?: boolean;
   icanon?: boolean;

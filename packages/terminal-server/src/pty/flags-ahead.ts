@@ -8,7 +8,8 @@
  * switches), so an equal count at both looks, with the thread asleep at each, means it never ran in
  * between and could not have changed its terminal's flags. Any other count is a new sleep, read afresh.
  */
-import { procNow, readTerminalFlags, type TerminalModes } from './procfs.ts';
+import { readTerminalFlags, type TerminalModes } from './procfs.ts';
+import { threadStatus } from './stillness.ts';
 
 /** One sleep of one thread: its ids and how many times the kernel had switched it out when seen. */
 export interface Sleep {
@@ -59,14 +60,5 @@ export class TerminalFlagsAhead {
 
 /** How many times the kernel has switched thread `tid` of `pid` out (voluntary + involuntary), or undefined. */
 export async function contextSwitches(pid: number, tid: string): Promise<number | undefined> {
-  let text: string;
-  try {
-    text = await procNow.readText(`/proc/${pid}/task/${tid}/status`);
-  } catch {
-    return undefined;
-  }
-  const voluntary = /^voluntary_ctxt_switches:\s*(\d+)/m.exec(text)?.[1];
-  const involuntary = /^nonvoluntary_ctxt_switches:\s*(\d+)/m.exec(text)?.[1];
-  if (voluntary === undefined || involuntary === undefined) return undefined;
-  return Number(voluntary) + Number(involuntary);
+  return (await threadStatus(pid, tid))?.switches;
 }

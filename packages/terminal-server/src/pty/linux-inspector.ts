@@ -31,6 +31,7 @@ import {
   type TerminalModes,
 } from './procfs.ts';
 import { type Sleep, TerminalFlagsAhead, contextSwitches } from './flags-ahead.ts';
+import { groupStillness } from './stillness.ts';
 
 interface SyscallTable {
   read: number[];
@@ -83,6 +84,8 @@ export interface InspectOptions {
   terminalFlags?: boolean | 'ahead';
   /** false: who is in front only, no reader search. */
   readers?: boolean;
+  /** See InspectForegroundOptions. */
+  stillness?: boolean;
   /** The environment mark every process of this terminal inherits (finds tmux's and screen's servers). */
   treeMark?: { name: string; value: string };
 }
@@ -130,6 +133,10 @@ export class LinuxInspector {
     if (reader.interestList) info.inputInterestList = true;
     info.command = reader.command;
     info.inputProcessId = reader.pid;
+    if (options.stillness && !info.inputOutside && !reader.relay) {
+      const still = await groupStillness(members);
+      if (still !== undefined) info.stillness = still;
+    }
     if (reader.pid === this.shellPid) info.shellImage = await this.imageOf(this.shellPid);
     if (reader.relay) info.inner = await this.innerTerminal(reader, options);
     // The shell's own line editor is never a secret prompt: skip the stty spawn there.

@@ -85,6 +85,8 @@ export class TerminalGeneration extends EventEmitter<GenerationEvents> {
   private readonly config: TerminalConfig;
   private observer: GenerationObserver | undefined;
   private sequenceNumber = 0;
+  /** Characters of output read since the start (marks left out). */
+  private charsRead = 0;
   private booted = false;
   private bootWaiter: { resolve(): void; reject(error: Error): void } | undefined;
   private processStatus: ProcessStatus = { kind: 'running' };
@@ -130,6 +132,8 @@ export class TerminalGeneration extends EventEmitter<GenerationEvents> {
       disposed: () => this.disposed,
       running: () => this.processStatus.kind === 'running',
       sequence: () => this.sequenceNumber,
+      charsRead: () => this.charsRead,
+      readingPaused: () => this.releaseParse !== undefined,
       atBoundary: (task) => this.atBoundary(task),
       write: (data) => this.write(data),
     });
@@ -272,6 +276,7 @@ export class TerminalGeneration extends EventEmitter<GenerationEvents> {
     if (text.length === 0 && markers.length === 0) return;
     const sawPrompt = markers.some((m) => m.kind === 'B');
     if (text.length > 0) this.sequenceNumber += 1;
+    this.charsRead += text.length;
     this.pendingParse += text.length;
     let written = 0;
     for (const marker of markers) {
