@@ -212,6 +212,12 @@ export class CompletionWatch {
     this.lastWriteAt = performance.now();
   }
 
+  /** The emulator answered a terminal query (DA, CPR): a program asleep now may only be waiting for the
+   *  reply to cross the terminal, so waits are judged as just after a write. No evidence is dropped. */
+  replied(): void {
+    this.lastWriteAt = performance.now();
+  }
+
   stop(): void {
     this.cancelPromptCheck?.();
     if (this.pollTimer) clearTimeout(this.pollTimer);

@@ -116,9 +116,14 @@ export class TerminalGeneration extends EventEmitter<GenerationEvents> {
         scrollbackMaxBytes: options.config.scrollbackMaxBytes,
       },
       // The emulator answers terminal queries (CPR, DA...) itself, straight to the PTY, outside the queue:
-      // these are the terminal's replies, not anybody's input.
+      // these are the terminal's replies, not anybody's input. The program sleeps until one arrives, as it
+      // would for input: the watch gives a reply the same time to arrive as a write.
       (reply) => {
-        if (this.processStatus.kind === 'running') void Promise.resolve(this.handle.write(reply)).catch(() => undefined);
+        if (this.processStatus.kind !== 'running') return;
+        this.watch.replied();
+        void Promise.resolve(this.handle.write(reply))
+          .then(() => this.watch.replied())
+          .catch(() => undefined);
       },
     );
     this.done = new Promise((resolve) => this.once('exit', resolve));
