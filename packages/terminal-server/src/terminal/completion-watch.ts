@@ -13,6 +13,7 @@ import type { ForegroundInfo, PtyHandle } from '../pty/contract.ts';
 import type { Screen } from '../screen/screen.ts';
 import type { ShellMarker } from '../shell/integration.ts';
 import { prepareRestore, runsBash } from '../shell/restore.ts';
+import { type InputVerdict, type ThroughOutputHost, WaitThroughOutput } from './wait-through-output.ts';
 import { INPUT_DELIVERY_MS, type Observation, type Verdict, type WaitFacts, WRITE_SETTLE_MS, judge, sameVerdict } from './evidence.ts';
 
 export interface PromptFact {
@@ -36,8 +37,9 @@ export interface GenerationObserver {
   inputWait(dispatch: number, wait: WaitFacts): void;
 }
 
-/** What the watch needs of its generation; all of it stays on the generation's serial chain. */
-export interface WatchHost {
+/** What the watch needs of its generation (charsRead and readingPaused: see ThroughOutputHost); all of it
+ *  stays on the generation's serial chain. */
+export interface WatchHost extends ThroughOutputHost {
   readonly pid: number;
   readonly handle: PtyHandle;
   readonly screen: Pick<Screen, 'absoluteCursor' | 'cursorRowText'>;
@@ -50,10 +52,6 @@ export interface WatchHost {
   running(): boolean;
   /** The number of the last output chunk read. */
   sequence(): number;
-  /** Characters of output read so far. */
-  charsRead(): number;
-  /** Reading the terminal waits for the screen to parse what was read (output is held in the kernel). */
-  readingPaused(): boolean;
   /** Run `task` once everything read so far is parsed. */
   atBoundary<T>(task: () => T): Promise<T>;
   /** Type into the terminal (the restore line), as any write. */
@@ -71,16 +69,6 @@ const QUIET_CHECK_MS = 8;
 /** Looks for bash at its prompt after a mark that output has since moved past come at most this often:
  *  while a background job prints, the poll comes round every few milliseconds. */
 const AFTER_MARK_LOOK_MS = 8;
-/** Output the foreground wrote before a look can still be on its way to us: in the kernel's buffers
- *  between the two sides of the terminal (about 20 KiB on the kernels here, 64 KiB on older ones), in a
- *  read libuv has made (64 KiB) and in the stream's buffer. Once this many characters more were read, all
- *  of it was; a slower printer gets there by time instead (see IN_FLIGHT_SETTLE_MS). */
-const IN_FLIGHT_BOUND_CHARS = 256 * 1024;
-/** Or once this long passed with our reading not paused: output crosses the terminal through the same
- *  kernel worker that delivers input, whose delay on a loaded machine INPUT_DELIVERY_MS bounds. */
-const IN_FLIGHT_SETTLE_MS = INPUT_DELIVERY_MS;
-/** Looks for a wait through output come at most this often (each reads every thread of the group). */
-const STILL_LOOK_MS = 50;
 /** Looks for the first prompt's line-editor depth: bash reaches its editor within a few of them. */
 const LEARN_STACK_ATTEMPTS = 20;
 const LEARN_STACK_RETRY_MS = 10;
@@ -109,11 +97,7 @@ export class CompletionWatch {
    *  background job printing, text typed ahead): see checkPromptAfterMark. */
   private promptSeen: { dispatch: number } | undefined;
   private lastAfterMarkLook = 0;
-  /** A wait seen through output, to be confirmed once what was in flight has been read (waitThroughOutput). */
-  private stillCandidate: { dispatch: number; stillness: string; chars: number; at: number; verdict: Verdict } | undefined;
-  /** The sleep of the last wait reported through output: the same sleep is not reported again. */
-  private reportedStill: { dispatch: number; stillness: string } | undefined;
-  private lastStillLook = 0;
+  private readonly throughOutput: WaitThroughOutput;
   /** Where the current prompt began: at its exit-status mark, else at its prompt mark's line. */
   private promptStart: { line: number; x: number } | undefined;
   /** The command number of the last prompt mark that counted (a replay repeats it). */
@@ -149,6 +133,7 @@ export class CompletionWatch {
 
   constructor(host: WatchHost) {
     this.host = host;
+    this.throughOutput = new WaitThroughOutput(host, (info) => this.throughOutputVerdict(info));
   }
 
   // ------------------------------------------------------------------ fed by the generation
@@ -199,7 +184,7 @@ export class CompletionWatch {
   writing(data: string): void {
     this.promptMark = undefined;
     this.promptSeen = undefined;
-    this.stillCandidate = undefined;
+    this.throughOutput.forget();
     this.promptStart = undefined;
     this.seenWait = undefined;
     // Enter submits a line; Ctrl-C at the prompt drops it and bash draws the prompt again.
@@ -419,51 +404,26 @@ export class CompletionWatch {
   }
 
   /**
-   * A wait while output never goes quiet (a background job printing flat out): the foreground group stayed
-   * asleep, no thread of it switched in between two looks (see pty/stillness.ts), so none of the output came
-   * from it, and what it wrote before the first look has since been read and parsed (IN_FLIGHT_BOUND_CHARS,
-   * IN_FLIGHT_SETTLE_MS).
-   * The wait is then judged as if output were quiet. Relays and readers outside the group have no
-   * fingerprint (their inner programs print through processes outside it), nor has bash's line editor at
-   * its prompt's depth (the prompt rules decide it). Returns true when a wait was reported.
+   * A wait while output never goes quiet (see wait-through-output.ts), asked for once the operation takes
+   * input waits, no prompt mark is pending and the last write had time to reach its reader. Returns true
+   * when a wait was reported.
    */
   private async waitThroughOutput(observer: GenerationObserver, dispatch: number): Promise<boolean> {
     if (observer.interest() !== 'prompt-and-input' || this.promptMark) return false;
-    const now = performance.now();
     // Input just written may still be on its way to a reader that sleeps as if nothing came.
-    if (now - this.lastWriteAt < INPUT_DELIVERY_MS) return false;
-    const candidate = this.stillCandidate?.dispatch === dispatch ? this.stillCandidate : undefined;
-    if (candidate) {
-      const settled = now - candidate.at >= IN_FLIGHT_SETTLE_MS && !this.host.readingPaused();
-      if (!settled && this.host.charsRead() - candidate.chars < IN_FLIGHT_BOUND_CHARS) return false;
-      this.stillCandidate = undefined;
-      await this.host.atBoundary(() => undefined);
-      const again = await this.host.handle.inspectForeground({ terminalFlags: true, stillness: true }).catch(() => undefined);
-      this.noteImage(again);
-      const confirmed = this.throughOutputVerdict(again);
-      if (!confirmed || again?.stillness !== candidate.stillness || !sameVerdict(candidate.verdict, confirmed)) return false;
-      if (observer.dispatch() !== dispatch || this.promptMark) return false;
-      this.reportedStill = { dispatch, stillness: candidate.stillness };
-      this.reportedWait = { dispatch, sequence: this.host.sequence() };
-      observer.inputWait(dispatch, confirmed.wait);
-      return true;
-    }
-    if (now - this.lastStillLook < STILL_LOOK_MS) return false;
-    this.lastStillLook = now;
-    const chars = this.host.charsRead();
-    const info = await this.host.handle.inspectForeground({ terminalFlags: 'ahead', stillness: true }).catch(() => undefined);
-    this.noteImage(info);
-    const verdict = this.throughOutputVerdict(info);
-    const stillness = info?.stillness;
-    if (!verdict || stillness === undefined || observer.dispatch() !== dispatch) return false;
-    const reported = this.reportedStill;
-    if (reported?.dispatch === dispatch && reported.stillness === stillness) return false;
-    this.stillCandidate = { dispatch, stillness, chars, at: now, verdict };
-    return false;
+    if (performance.now() - this.lastWriteAt < INPUT_DELIVERY_MS) return false;
+    const wait = await this.throughOutput.step(dispatch, () => observer.dispatch() === dispatch && !this.promptMark);
+    if (!wait) return false;
+    this.reportedWait = { dispatch, sequence: this.host.sequence() };
+    observer.inputWait(dispatch, wait.wait);
+    return true;
   }
 
-  /** The verdict on a look taken through output (waitThroughOutput): an input wait, or undefined. */
-  private throughOutputVerdict(info: ForegroundInfo | undefined): (Verdict & { kind: 'input' }) | undefined {
+  /** The verdict on a look taken through output: an input wait, or undefined. Relays and readers outside
+   *  the group have no fingerprint (their inner programs print through processes outside it), nor does
+   *  bash's line editor at its prompt's depth count (the prompt rules decide it). */
+  private throughOutputVerdict(info: ForegroundInfo | undefined): InputVerdict | undefined {
+    this.noteImage(info);
     if (info?.stillness === undefined || info.inner !== undefined || info.inputOutside) return undefined;
     const shellEditor = info.inputProcessId === this.host.pid && info.inputCall === 'poll' && info.inputTimed !== true;
     const deeper = this.promptStack !== undefined && info.inputStack !== undefined && info.inputStack !== this.promptStack;
@@ -485,7 +445,7 @@ export class CompletionWatch {
         lineSubmitted: this.lineSubmitted,
       },
       sinceWriteMs: now - this.lastWriteAt,
-      // Through output, the group's stillness stands for quiet (waitThroughOutput).
+      // Through output, the group's stillness stands for quiet (wait-through-output.ts).
       quietMs: look.throughOutput ? Number.POSITIVE_INFINITY : now - this.lastOutputAt,
       waitSeenMs: this.noteWait(info, now),
     };
