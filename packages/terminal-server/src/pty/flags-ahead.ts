@@ -9,7 +9,6 @@
  * between and could not have changed its terminal's flags. Any other count is a new sleep, read afresh.
  */
 import { readTerminalFlags, type TerminalModes } from './procfs.ts';
-import { threadStatus } from './stillness.ts';
 
 /** One sleep of one thread: its ids and how many times the kernel had switched it out when seen. */
 export interface Sleep {
@@ -56,9 +55,4 @@ export class TerminalFlagsAhead {
     const same = seen.sleep;
     return same.pid === sleep.pid && same.tid === sleep.tid && same.switches === sleep.switches ? seen : undefined;
   }
-}
-
-/** How many times the kernel has switched thread `tid` of `pid` out (voluntary + involuntary), or undefined. */
-export async function contextSwitches(pid: number, tid: string): Promise<number | undefined> {
-  return (await threadStatus(pid, tid))?.switches;
 }

@@ -30,8 +30,8 @@ import {
   readTerminalFlags,
   type TerminalModes,
 } from './procfs.ts';
-import { type Sleep, TerminalFlagsAhead, contextSwitches } from './flags-ahead.ts';
-import { groupStillness } from './stillness.ts';
+import { type Sleep, TerminalFlagsAhead } from './flags-ahead.ts';
+import { contextSwitches, groupStillness } from './stillness.ts';
 
 interface SyscallTable {
   read: number[];

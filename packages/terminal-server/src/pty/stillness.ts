@@ -37,8 +37,13 @@ async function threadStillness(pid: number, tid: string): Promise<number | undef
   return status && STILL_STATES.has(status.state) ? status.switches : undefined;
 }
 
+/** How many times the kernel has switched thread `tid` of `pid` out (voluntary + involuntary), or undefined. */
+export async function contextSwitches(pid: number, tid: string): Promise<number | undefined> {
+  return (await threadStatus(pid, tid))?.switches;
+}
+
 /** A thread's scheduler state letter and how many times the kernel has switched it out, or undefined. */
-export async function threadStatus(pid: number, tid: string): Promise<{ state: string; switches: number } | undefined> {
+async function threadStatus(pid: number, tid: string): Promise<{ state: string; switches: number } | undefined> {
   let text: string;
   try {
     text = await procNow.readText(`/proc/${pid}/task/${tid}/status`);

@@ -192,14 +192,9 @@ export class CompletionWatch {
     this.lastWriteAt = performance.now();
   }
 
-  /** The write went in. */
+  /** The write went in; or the emulator answered a terminal query (DA, CPR), which a program asleep now may
+   *  still be waiting for: waits are judged as just after a write either way. No evidence is dropped. */
   written(): void {
-    this.lastWriteAt = performance.now();
-  }
-
-  /** The emulator answered a terminal query (DA, CPR): a program asleep now may only be waiting for the
-   *  reply to cross the terminal, so waits are judged as just after a write. No evidence is dropped. */
-  replied(): void {
     this.lastWriteAt = performance.now();
   }
 
@@ -303,12 +298,17 @@ export class CompletionWatch {
       return info !== undefined && isLineEditor(info, pid) && info.inputStack === stack && this.promptStack === stack;
     };
     if (!atPrompt(await handle.inspectForeground({ terminalFlags: false }).catch(() => undefined))) return false;
-    await new Promise((resolve) => setTimeout(resolve, CONFIRM_SETTLE_MS));
-    await this.host.atBoundary(() => undefined);
-    const again = await handle.inspectForeground({ terminalFlags: false }).catch(() => undefined);
+    const again = await this.lookAgain(false);
     if (!atPrompt(again) || this.promptSeen !== seen || this.promptMark || observer.dispatch() !== dispatch) return false;
     this.reportPrompt(observer, dispatch, 'marker', again);
     return true;
+  }
+
+  /** The confirming look: the program's own prompt text arrives and is parsed first. */
+  private async lookAgain(terminalFlags: boolean): Promise<ForegroundInfo | undefined> {
+    await new Promise((resolve) => setTimeout(resolve, CONFIRM_SETTLE_MS));
+    await this.host.atBoundary(() => undefined);
+    return this.host.handle.inspectForeground({ terminalFlags }).catch(() => undefined);
   }
 
   /** Called with everything read so far parsed (the cursor is where the prompt left it). */
@@ -486,11 +486,8 @@ export class CompletionWatch {
         if (verdict.retryMs !== undefined) phase.nextDelayMs = Math.max(1, Math.min(this.host.pollIntervalMs, verdict.retryMs));
         return;
       }
-      // Let the program's own prompt text arrive and be parsed, then look again: the same verdict, no
-      // output in between and the same dispatch, or nothing is reported.
-      await new Promise((resolve) => setTimeout(resolve, CONFIRM_SETTLE_MS));
-      await this.host.atBoundary(() => undefined);
-      const again = await handle.inspectForeground({ terminalFlags: verdict.kind === 'input' }).catch(() => undefined);
+      // The same verdict, no output in between and the same dispatch, or nothing is reported.
+      const again = await this.lookAgain(verdict.kind === 'input');
       this.noteImage(again);
       const confirmed = this.observe(again);
       if (!sameVerdict(verdict, confirmed) || this.host.sequence() !== outputBefore || observer.dispatch() !== dispatch) return;

@@ -120,9 +120,9 @@ export class TerminalGeneration extends EventEmitter<GenerationEvents> {
       // would for input: the watch gives a reply the same time to arrive as a write.
       (reply) => {
         if (this.processStatus.kind !== 'running') return;
-        this.watch.replied();
+        this.watch.written();
         void Promise.resolve(this.handle.write(reply))
-          .then(() => this.watch.replied())
+          .then(() => this.watch.written())
           .catch(() => undefined);
       },
     );
