@@ -5,7 +5,8 @@
  * is judged against is measured here in the same run, so the machine's load hits both alike.
  *
  * - write to prompt: a command line written, until the prompt mark (`633;B`) of the next prompt is read;
- *   with `parse`, until a headless xterm.js fed every chunk has parsed it too;
+ *   with `parse`, until a headless xterm.js fed every chunk has parsed it too (fed as the product feeds its
+ *   own: a short chunk handed to an idle emulator is parsed at once, see feedParser);
  * - the reader seen: `read x` written, then a loop reading /proc/<bash>/syscall as fast as it can (one look
  *   per turn of the event loop) until bash sleeps in read(2) on the terminal (the kernel fact the engine
  *   uses), with no quiet window and no second look;
@@ -21,6 +22,7 @@ import headless from '@xterm/headless';
 import { resolveConfig } from '@shared-terminal/server';
 // The floor starts bash exactly as the engine does; that launch is internal to the server, not a host API.
 import { prepareShellLaunch } from '../../packages/terminal-server/src/shell/integration.ts';
+import { IMMEDIATE_PARSE_MAX_CHARS } from '../../packages/terminal-server/src/screen/screen.ts';
 
 interface Waiter {
   pattern: string;
@@ -48,6 +50,8 @@ export class Floor {
   /** The one emulator every parsing `writeToPrompt` feeds: warm, like the product's, so the figure is the
    *  parse and not a new emulator's first allocations. */
   private promptParser: InstanceType<typeof headless.Terminal> | undefined;
+  /** Writes handed to the parsing run's emulator and not yet parsed. */
+  private parserQueued = 0;
   private readonly size: { rows: number; cols: number; scrollback: number };
   readonly ready: Promise<void>;
 
@@ -65,7 +69,7 @@ export class Floor {
     });
     this.pty.onData((data) => {
       const at = performance.now();
-      this.parser?.write(data);
+      if (this.parser) this.feedParser(this.parser, data);
       const text = this.tail + data;
       for (const waiter of [...this.waiters]) {
         if (!text.includes(waiter.pattern)) continue;
@@ -116,7 +120,7 @@ export class Floor {
       const start = performance.now();
       this.pty.write(`${text}\r`);
       let end = await prompt;
-      if (parser) end = await new Promise<number>((resolve) => parser.write('', () => resolve(performance.now())));
+      if (parser) end = await new Promise<number>((resolve) => this.feedParser(parser, '', () => resolve(performance.now())));
       return end - start;
     } finally {
       this.parser = undefined;
@@ -166,7 +170,7 @@ export class Floor {
       const start = performance.now();
       this.pty.write(`${command}\r`);
       let end = await done;
-      if (parser) end = await new Promise<number>((resolve) => parser.write('', () => resolve(performance.now())));
+      if (parser) end = await new Promise<number>((resolve) => this.feedParser(parser, '', () => resolve(performance.now())));
       const seconds = (end - start) / 1000;
       await prompt;
       return { seconds, mbPerSecond: bytes / 1e6 / seconds };
@@ -174,6 +178,17 @@ export class Floor {
       this.parser = undefined;
       parser?.dispose();
     }
+  }
+
+  /** Hand `data` to `parser` the way the product's screen does (packages/terminal-server/src/screen/screen.ts):
+   *  short text given to an emulator with nothing queued is parsed at once, the rest on its timer turn. */
+  private feedParser(parser: InstanceType<typeof headless.Terminal>, data: string, parsed?: () => void): void {
+    if (this.parserQueued === 0 && data.length <= IMMEDIATE_PARSE_MAX_CHARS) parser.input('', true);
+    this.parserQueued += 1;
+    parser.write(data, () => {
+      this.parserQueued -= 1;
+      parsed?.();
+    });
   }
 
   /** Write a command line (a background flood) without waiting for anything. */

@@ -420,6 +420,8 @@ describe('screen boundaries', () => {
     const { Screen } = await import('../src/screen/screen.ts');
     const screen = new Screen(options, () => undefined);
     const seen: string[] = [];
+    // Longer than an immediate parse takes: it and everything after it wait for the emulator's turn.
+    screen.write(`${'.'.repeat(9000)}\x1b[2J\x1b[H`);
     screen.write('first');
     const a = screen.atBoundary(() => seen.push(`a:${screen.viewportLines()[0]}`));
     screen.write(' second', () => {
@@ -432,6 +434,28 @@ describe('screen boundaries', () => {
     screen.write(' third');
     await screen.atBoundary(() => seen.push(`c:${screen.viewportLines()[0]}`));
     assert.deepEqual(seen, ['a:first', 'b:first second', 'inner:first second', 'c:first second third']);
+    screen.dispose();
+  });
+
+  it('short text written to an idle screen is parsed inside the call; a flood waits for its turn', async () => {
+    const { Screen } = await import('../src/screen/screen.ts');
+    const replies: string[] = [];
+    const screen = new Screen(options, (data) => replies.push(data));
+    const order: string[] = [];
+    screen.write('prompt$ ', () => order.push('short parsed'));
+    order.push('write returned');
+    assert.deepEqual(order, ['short parsed', 'write returned']);
+    assert.equal(screen.viewportLines()[0], 'prompt$ ');
+    assert.deepEqual(replies, [], 'the nudge sends the program nothing');
+    // A device-attributes query parsed at once is answered at once.
+    screen.write('\x1b[c');
+    assert.equal(replies.length, 1);
+    order.length = 0;
+    screen.write('x'.repeat(20_000), () => order.push('flood parsed'));
+    order.push('write returned');
+    assert.deepEqual(order, ['write returned']);
+    await screen.atBoundary(() => undefined);
+    assert.deepEqual(order, ['write returned', 'flood parsed']);
     screen.dispose();
   });
 });

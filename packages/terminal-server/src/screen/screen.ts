@@ -33,6 +33,10 @@ const { Unicode11Addon } = unicodeModule;
 export const LIVE_SCROLLBACK = 300;
 /** Upper bound of rows one slice can add (newlines plus wrapped rows), so the counting marker survives. */
 const SLICE_MAX_ROWS = 800;
+/** Text up to this long, handed to an emulator with nothing queued, is parsed at once rather than on the
+ *  emulator's next timer turn (about a millisecond, paid by every prompt, echo and short answer). Longer
+ *  text, a flood's, keeps the emulator's own pacing, which yields to other terminals between runs. */
+export const IMMEDIATE_PARSE_MAX_CHARS = 8192;
 
 export interface ScreenOptions {
   rows: number;
@@ -141,7 +145,10 @@ export class Screen {
     this.terminal.loadAddon(this.serializer as never);
     this.terminal.loadAddon(new Unicode11Addon() as never);
     this.terminal.unicode.activeVersion = '11';
-    this.terminal.onData(onReply);
+    // An empty string is the nudge of parseNextWriteNow, not a reply.
+    this.terminal.onData((data) => {
+      if (data.length > 0) onReply(data);
+    });
     this.terminal.onBinary(onReply);
     answerTerminalQueries(this.terminal, onReply);
     this.cell = this.terminal.buffer.normal.getNullCell();
@@ -165,6 +172,7 @@ export class Screen {
    * rows about to be dropped are archived.
    */
   write(text: string, parsed?: () => void): void {
+    if (this.unparsedWrites === 0 && text.length <= IMMEDIATE_PARSE_MAX_CHARS) this.parseNextWriteNow();
     const sliceNewlines = this.sliceRows >> 1;
     const limitChars = Math.max(16, Math.floor((sliceNewlines * this.cols) / 2));
     if (text.length <= limitChars && countNewlines(text, 0, text.length, sliceNewlines + 1) <= sliceNewlines) {
@@ -216,6 +224,17 @@ export class Screen {
       if (this.unparsedWrites === 0) run();
       else this.emulatorWrite('', run);
     });
+  }
+
+  /**
+   * Have the emulator parse the next write at once. xterm.js parses the first write after user input
+   * synchronously (a browser wants a key's echo in the same frame) and queues other writes for a timer
+   * turn, which batches output per frame. This mirror draws no frames, so the turn only delays the marks
+   * and verdicts. `input('', true)` is the public way to flag user input: it sends nothing to the program
+   * (empty replies are dropped) and a headless emulator has no viewport or selection for it to reset.
+   */
+  private parseNextWriteNow(): void {
+    this.terminal.input('', true);
   }
 
   /** Hand text to the emulator; `parsed` runs right after it is parsed (see unparsedWrites). */
