@@ -301,7 +301,7 @@ export function judge(raw: RawResults): Verdict[] {
             ]
           : []),
       ],
-      why: "The floor stops when the prompt mark is read. The engine does not take the mark's word for it: once its emulator has parsed the mark (xterm.js starts each parse run on a timer, about a millisecond, which the parsing floor above pays too) it reads /proc for the foreground (bash asleep in its line editor, not a program printing a forged mark), checks the cursor is still where the mark left it (nothing typed ahead), then builds the result from the screen; the send also passes the queue. Those steps cost several times the bare PTY's sub-millisecond round trip: the price of a prompt that is a fact rather than a guess.",
+      why: "The floor stops when the prompt mark is read. The engine does not take the mark's word for it: its emulator parses the mark as soon as it is read (short output given to an idle emulator is parsed at once, not on xterm.js's next timer turn, and the parsing floor above is fed the same way), then it reads /proc for the foreground (bash asleep in its line editor, not a program printing a forged mark: a look of about half a millisecond, traced), checks the cursor is still where the mark left it (nothing typed ahead), then builds the result from the screen; the send also passes the queue. Those steps cost several times the bare PTY's sub-millisecond round trip: the price of a prompt that is a fact rather than a guess.",
       figures: { send, floorSend, parsingFloorSend, pollingSend, ratio: sendRatio ? round(sendRatio.ratio, 3) : null },
     });
     const waitRatio = floorReader ? within(wait.p50, floorReader.p50, 2) : undefined;
