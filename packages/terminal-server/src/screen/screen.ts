@@ -231,7 +231,8 @@ export class Screen {
    * synchronously (a browser wants a key's echo in the same frame) and queues other writes for a timer
    * turn, which batches output per frame. This mirror draws no frames, so the turn only delays the marks
    * and verdicts. `input('', true)` is the public way to flag user input: it sends nothing to the program
-   * (empty replies are dropped) and a headless emulator has no viewport or selection for it to reset.
+   * (empty replies are dropped), and its other effect, scrolling a viewport scrolled back to the bottom,
+   * never applies here (nothing scrolls this mirror's viewport; history is read from its buffer).
    */
   private parseNextWriteNow(): void {
     this.terminal.input('', true);
