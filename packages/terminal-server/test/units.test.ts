@@ -437,10 +437,13 @@ describe('screen boundaries', () => {
     screen.dispose();
   });
 
+  // Wide enough that 20,000 characters go to the emulator as one write (one slice).
+  const wide = { rows: 5, cols: 200, scrollbackLines: 10_000, scrollbackMaxBytes: 1_000_000 };
+
   it('short text written to an idle screen is parsed inside the call; a flood waits for its turn', async () => {
     const { Screen } = await import('../src/screen/screen.ts');
     const replies: string[] = [];
-    const screen = new Screen(options, (data) => replies.push(data));
+    const screen = new Screen(wide, (data) => replies.push(data));
     const order: string[] = [];
     screen.write('prompt$ ', () => order.push('short parsed'));
     order.push('write returned');
@@ -451,6 +454,21 @@ describe('screen boundaries', () => {
     screen.write('\x1b[c');
     assert.equal(replies.length, 1);
     order.length = 0;
+    screen.write('x'.repeat(20_000), () => order.push('flood parsed'));
+    order.push('write returned');
+    assert.deepEqual(order, ['write returned']);
+    await screen.atBoundary(() => undefined);
+    assert.deepEqual(order, ['write returned', 'flood parsed']);
+    screen.dispose();
+  });
+
+  it('a write made while a parse run is under way leaves no later flood parsed at once', async () => {
+    const { Screen } = await import('../src/screen/screen.ts');
+    const screen = new Screen(wide, () => undefined);
+    // The second write joins the run of the first (the emulator's queue is not empty yet).
+    screen.write('a', () => screen.write('b'));
+    assert.equal(screen.viewportLines()[0], 'ab');
+    const order: string[] = [];
     screen.write('x'.repeat(20_000), () => order.push('flood parsed'));
     order.push('write returned');
     assert.deepEqual(order, ['write returned']);

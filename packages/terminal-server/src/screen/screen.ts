@@ -121,6 +121,8 @@ export class Screen {
   private evicted = false;
   /** Writes handed to the emulator and not yet parsed: at none, its state is everything written so far. */
   private unparsedWrites = 0;
+  /** Inside a write's `parsed` callback: the emulator's run is not over, so a write now joins that run. */
+  private inParsedCallback = false;
 
   constructor(options: ScreenOptions, onReply: (data: string) => void) {
     this.options = options;
@@ -172,7 +174,7 @@ export class Screen {
    * rows about to be dropped are archived.
    */
   write(text: string, parsed?: () => void): void {
-    if (this.unparsedWrites === 0 && text.length <= IMMEDIATE_PARSE_MAX_CHARS) this.parseNextWriteNow();
+    if (this.unparsedWrites === 0 && !this.inParsedCallback && text.length <= IMMEDIATE_PARSE_MAX_CHARS) this.parseNextWriteNow();
     const sliceNewlines = this.sliceRows >> 1;
     const limitChars = Math.max(16, Math.floor((sliceNewlines * this.cols) / 2));
     if (text.length <= limitChars && countNewlines(text, 0, text.length, sliceNewlines + 1) <= sliceNewlines) {
@@ -232,7 +234,9 @@ export class Screen {
    * turn, which batches output per frame. This mirror draws no frames, so the turn only delays the marks
    * and verdicts. `input('', true)` is the public way to flag user input: it sends nothing to the program
    * (empty replies are dropped), and its other effect, scrolling a viewport scrolled back to the bottom,
-   * never applies here (nothing scrolls this mirror's viewport; history is read from its buffer).
+   * never applies here (nothing scrolls this mirror's viewport; history is read from its buffer). The flag
+   * holds until a write finds the emulator's queue empty, so it is set only when that is so: outside a
+   * parse run (see inParsedCallback), with nothing queued.
    */
   private parseNextWriteNow(): void {
     this.terminal.input('', true);
@@ -243,7 +247,13 @@ export class Screen {
     this.unparsedWrites += 1;
     this.terminal.write(text, () => {
       this.unparsedWrites -= 1;
-      parsed();
+      const outer = this.inParsedCallback;
+      this.inParsedCallback = true;
+      try {
+        parsed();
+      } finally {
+        this.inParsedCallback = outer;
+      }
     });
   }
 
