@@ -440,6 +440,16 @@ describe('screen boundaries', () => {
   // Wide enough that 20,000 characters go to the emulator as one write (one slice).
   const wide = { rows: 5, cols: 200, scrollbackLines: 10_000, scrollbackMaxBytes: 1_000_000 };
 
+  /** 20,000 characters written now are parsed on the emulator's turn, after `write` returned. */
+  async function floodWaitsItsTurn(screen: { write(text: string, parsed?: () => void): void; atBoundary<T>(task: () => T): Promise<T> }) {
+    const order: string[] = [];
+    screen.write('x'.repeat(20_000), () => order.push('flood parsed'));
+    order.push('write returned');
+    assert.deepEqual(order, ['write returned']);
+    await screen.atBoundary(() => undefined);
+    assert.deepEqual(order, ['write returned', 'flood parsed']);
+  }
+
   it('short text written to an idle screen is parsed inside the call; a flood waits for its turn', async () => {
     const { Screen } = await import('../src/screen/screen.ts');
     const replies: string[] = [];
@@ -453,12 +463,7 @@ describe('screen boundaries', () => {
     // A device-attributes query parsed at once is answered at once.
     screen.write('\x1b[c');
     assert.equal(replies.length, 1);
-    order.length = 0;
-    screen.write('x'.repeat(20_000), () => order.push('flood parsed'));
-    order.push('write returned');
-    assert.deepEqual(order, ['write returned']);
-    await screen.atBoundary(() => undefined);
-    assert.deepEqual(order, ['write returned', 'flood parsed']);
+    await floodWaitsItsTurn(screen);
     screen.dispose();
   });
 
@@ -468,12 +473,7 @@ describe('screen boundaries', () => {
     // The second write joins the run of the first (the emulator's queue is not empty yet).
     screen.write('a', () => screen.write('b'));
     assert.equal(screen.viewportLines()[0], 'ab');
-    const order: string[] = [];
-    screen.write('x'.repeat(20_000), () => order.push('flood parsed'));
-    order.push('write returned');
-    assert.deepEqual(order, ['write returned']);
-    await screen.atBoundary(() => undefined);
-    assert.deepEqual(order, ['write returned', 'flood parsed']);
+    await floodWaitsItsTurn(screen);
     screen.dispose();
   });
 });
