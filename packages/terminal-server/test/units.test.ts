@@ -10,6 +10,7 @@ import { compactViewport } from '../src/operations/viewport-compact.ts';
 import { MarkerFilter, unfinishedSequenceStart } from '../src/shell/integration.ts';
 import { parseReadArgs, parseSendArgs } from '../src/operations/tools.ts';
 import { utf8Tail } from '../src/utf8.ts';
+import type { Screen } from '../src/screen/screen.ts';
 
 describe('config', () => {
   it('an empty config resolves to the documented defaults', () => {
@@ -441,7 +442,7 @@ describe('screen boundaries', () => {
   const wide = { rows: 5, cols: 200, scrollbackLines: 10_000, scrollbackMaxBytes: 1_000_000 };
 
   /** 20,000 characters written now are parsed on the emulator's turn, after `write` returned. */
-  async function floodWaitsItsTurn(screen: { write(text: string, parsed?: () => void): void; atBoundary<T>(task: () => T): Promise<T> }) {
+  async function floodWaitsItsTurn(screen: Screen) {
     const order: string[] = [];
     screen.write('x'.repeat(20_000), () => order.push('flood parsed'));
     order.push('write returned');
