@@ -3,12 +3,16 @@
 // rebuilding everything. A package's inputs are its files outside its outputs, tests and docs, the root
 // lockfile and base tsconfig, and the input hashes of the workspace packages it depends on. The hashes of
 // the last successful build are kept in node_modules/.build-stamps.json (gone with a fresh install).
+// `--dry-run` prints the packages it would build as JSON and builds nothing; `--root DIR` works on another
+// workspace (bench/test/build-changed.test.ts drives both).
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 
-const root = new URL('..', import.meta.url).pathname;
+const rootAt = process.argv.indexOf('--root');
+const root = rootAt > 0 ? join(resolve(process.argv[rootAt + 1] ?? '.'), '/') : new URL('..', import.meta.url).pathname;
+const dryRun = process.argv.includes('--dry-run');
 const STAMPS = join(root, 'node_modules', '.build-stamps.json');
 /** Folders that are outputs, dependencies or tests, not build inputs. */
 const SKIPPED_DIRS = new Set([
@@ -77,10 +81,16 @@ const stale = packages.filter((pkg) => {
   return stamps[pkg.name] !== inputHash(pkg) || !built;
 });
 
-if (stale.length === 0) {
+if (dryRun) {
+  console.log(JSON.stringify({ stale: stale.map((p) => p.name) }));
+} else if (stale.length === 0) {
   console.error('bootstrap: every package is built and unchanged');
 } else {
   console.error(`bootstrap: building ${stale.map((p) => p.name).join(', ')}`);
+  // Their stamps go first: a build that fails may already have rewritten part of its output, which must
+  // not pass for built when its inputs are put back as they were.
+  for (const pkg of stale) delete stamps[pkg.name];
+  writeFileSync(STAMPS, `${JSON.stringify(stamps, null, 2)}\n`);
   // pnpm keeps the workspace's dependency order among the selected packages.
   const filters = stale.flatMap((pkg) => ['--filter', pkg.name]);
   const run = spawnSync('pnpm', ['-r', '--workspace-concurrency=1', ...filters, 'run', 'build'], { cwd: root, stdio: ['ignore', 2, 2] });

@@ -759,11 +759,20 @@ function markdown(raw: RawResults, verdicts: Verdict[]): string {
   return lines.join('\n');
 }
 
-export function writeReport(raw: RawResults, dir: URL): string[] {
+/** The texts of results.json and REPORT.md for `raw`, with the side sections found in `dir`. */
+export function renderReport(raw: RawResults, dir: URL): { json: string; report: string } {
   const verdicts = judge(raw);
-  const json = new URL('results.json', dir);
-  const report = new URL('REPORT.md', dir);
-  writeFileSync(json, `${JSON.stringify({ ...raw, verdicts }, null, 2)}\n`);
-  writeFileSync(report, `${markdown(raw, verdicts).trimEnd()}\n${sideSectionsFrom(dir)}`);
-  return [report.pathname, json.pathname];
+  return {
+    json: `${JSON.stringify({ ...raw, verdicts }, null, 2)}\n`,
+    report: `${markdown(raw, verdicts).trimEnd()}\n${sideSectionsFrom(dir)}`,
+  };
+}
+
+export function writeReport(raw: RawResults, dir: URL): string[] {
+  const { json, report } = renderReport(raw, dir);
+  const jsonUrl = new URL('results.json', dir);
+  const reportUrl = new URL('REPORT.md', dir);
+  writeFileSync(jsonUrl, json);
+  writeFileSync(reportUrl, report);
+  return [reportUrl.pathname, jsonUrl.pathname];
 }
