@@ -343,6 +343,57 @@ describe('class 4: a program reading its own /dev/tty in another terminal is no 
   });
 });
 
+describe('class 4: an event loop polling a socket beside the terminal', () => {
+  const { send } = useHub('event-loops');
+  // asyncio wakes its selector through a socketpair it holds both ends of (ipython and every
+  // prompt_toolkit REPL poll one beside the terminal): a wait of its own, not a relay.
+  const asyncioReader = [
+    'import asyncio, sys',
+    'async def main():',
+    '    loop = asyncio.get_running_loop(); reader = asyncio.StreamReader()',
+    '    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)',
+    "    print('line', (await reader.readline()).decode().strip())",
+    'asyncio.run(main())',
+  ].join('\n');
+  // The same poll, but the socketpair's other end is also held by a child that prints what comes
+  // through it: input goes elsewhere, a relay.
+  const childRelay = [
+    'import os, select, socket, sys',
+    'ours, theirs = socket.socketpair()',
+    'child = os.fork()',
+    'if child == 0:',
+    "    print('child got', theirs.recv(100).decode().strip(), flush=True); os._exit(0)",
+    'while True:',
+    '    ready, _, _ = select.select([sys.stdin, ours], [], [])',
+    '    if sys.stdin in ready:',
+    '        ours.send(sys.stdin.readline().encode()); os.waitpid(child, 0); break',
+  ].join('\n');
+
+  it('asyncio reading stdin is a wait of its own, not a relay', async () => {
+    requirePrograms('python3', 'ss');
+    await send(`cat > reader.py <<'EOF'\n${asyncioReader}\nEOF`);
+    const r = await send('python3 reader.py');
+    assert.equal(r.waitReason, 'stdin_read');
+    assert.equal(r.inputWait?.command, 'python3');
+    assert.equal(r.inputWait?.relay, undefined, `no relay: ${JSON.stringify(r.inputWait)}`);
+    assert.equal(r.inputWait?.uncertain, undefined);
+    const done = await send('hello');
+    assert.equal(done.waitReason, 'prompt');
+    assert.match(done.output, /line hello$/);
+  });
+
+  it('a socketpair shared with a child is still a way out: a relay', async () => {
+    requirePrograms('python3', 'ss');
+    await send(`cat > relay.py <<'EOF'\n${childRelay}\nEOF`);
+    const r = await send('python3 relay.py');
+    assert.equal(r.waitReason, 'stdin_read');
+    assert.equal(r.inputWait?.relay, 'python3', `a relay: ${JSON.stringify(r.inputWait)}`);
+    const done = await send('hello');
+    assert.equal(done.waitReason, 'prompt');
+    assert.match(done.output, /child got hello$/);
+  });
+});
+
 describe('class 4: relays whose inner terminal belongs to a server (screen) or a script (expect)', () => {
   const { send } = useHub('relays');
 

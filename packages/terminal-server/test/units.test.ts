@@ -10,6 +10,7 @@ import { compactViewport } from '../src/operations/viewport-compact.ts';
 import { MarkerFilter, unfinishedSequenceStart } from '../src/shell/integration.ts';
 import { parseReadArgs, parseSendArgs } from '../src/operations/tools.ts';
 import { utf8Tail } from '../src/utf8.ts';
+import { SocketPeers, parseUnixPeers } from '../src/pty/socket-peers.ts';
 import type { Screen } from '../src/screen/screen.ts';
 
 describe('config', () => {
@@ -476,5 +477,48 @@ describe('screen boundaries', () => {
     assert.equal(screen.viewportLines()[0], 'ab');
     await floodWaitsItsTurn(screen);
     screen.dispose();
+  });
+});
+
+describe('socket peers', () => {
+  it("reads each connected Unix socket's peer from ss -xH, and leaves out lines of another shape", () => {
+    const listing = [
+      'u_str ESTAB 0      0      * 2417338 * 2417339',
+      'u_str ESTAB 0      0      * 2417339 * 2417338',
+      'u_seq ESTAB 0 0 /run/a.sock 11 * 12',
+      'u_str ESTAB 0 0 /run/with space.sock 21 * 22',
+      'tcp ESTAB 0 0 10.0.0.1:22 31 10.0.0.2:5000 32',
+      'u_dgr UNCONN 0 0 * 41 * 0',
+      '',
+    ].join('\n');
+    assert.deepEqual(
+      [...parseUnixPeers(listing)],
+      [
+        [2417338, 2417339],
+        [2417339, 2417338],
+        [11, 12],
+      ],
+    );
+  });
+
+  it('lists once for known inodes, again for an unknown one only after a while, never without ss', async () => {
+    let listings = 0;
+    const peers = new SocketPeers(async () => {
+      listings += 1;
+      return 'u_str ESTAB 0 0 * 5 * 6\n';
+    });
+    assert.equal(await peers.peerOf(5), 6);
+    assert.equal(await peers.peerOf(5), 6);
+    assert.equal(await peers.peerOf(7), undefined, 'not connected, or not Unix');
+    assert.equal(listings, 1, 'an inode missing right after a listing waits for the next one');
+    let shared = 0;
+    const concurrent = new SocketPeers(async () => (shared++, 'u_str ESTAB 0 0 * 8 * 9\n'));
+    assert.deepEqual(await Promise.all([concurrent.peerOf(8), concurrent.peerOf(9)]), [9, undefined]);
+    assert.equal(shared, 1, 'looks made while a listing runs share it');
+    let runs = 0;
+    const none = new SocketPeers(async () => (runs++, 'missing'));
+    assert.equal(await none.peerOf(5), undefined);
+    assert.equal(await none.peerOf(5), undefined);
+    assert.equal(runs, 1, 'without ss, it is not tried again');
   });
 });

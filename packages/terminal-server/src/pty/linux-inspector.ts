@@ -16,7 +16,7 @@
  * /proc/<pid>/task/<tid>/syscall: "<nr> <arg0> ... <arg5> <sp> <pc>" in hex, or "running".
  */
 import { createHash } from 'node:crypto';
-import { promises as fs, statSync } from 'node:fs';
+import { promises as fs, readdirSync, readlinkSync, statSync } from 'node:fs';
 import type { ForegroundInfo, InnerTerminal, InputCall } from './contract.ts';
 import {
   type ProcStat,
@@ -32,6 +32,7 @@ import {
 } from './procfs.ts';
 import { type Sleep, TerminalFlagsAhead } from './flags-ahead.ts';
 import { contextSwitches, groupStillness } from './stillness.ts';
+import { SocketPeers } from './socket-peers.ts';
 
 interface SyscallTable {
   read: number[];
@@ -74,6 +75,9 @@ interface Reader extends Wait {
   sleep?: Sleep;
 }
 
+/** One listing of socket peers serves every terminal of the process (a listing costs a spawn). */
+const sharedSocketPeers = new SocketPeers();
+
 /** How long a scan for terminal masters held by a terminal's processes is reused. */
 const MASTER_SCAN_TTL_MS = 1000;
 /** How long a scan for the processes holding the terminal open is reused (a dialog appears within it). */
@@ -97,10 +101,12 @@ export class LinuxInspector {
   private masterScan: { at: number; masters: Array<{ pid: number; fd: number }> } | undefined;
   private holderScan: { at: number; pids: number[] } | undefined;
   private readonly flagsAhead = new TerminalFlagsAhead();
+  private readonly socketPeers: SocketPeers;
 
-  constructor(shellPid: number, ptsPath: string) {
+  constructor(shellPid: number, ptsPath: string, socketPeers: SocketPeers = sharedSocketPeers) {
     this.shellPid = shellPid;
     this.ptsPath = ptsPath;
+    this.socketPeers = socketPeers;
   }
 
   async inspect(options: InspectOptions = {}): Promise<ForegroundInfo | undefined> {
@@ -259,12 +265,31 @@ export class LinuxInspector {
     const targets = await Promise.all(polled.map(async (fd) => ({ fd, target: await fdTarget(pid, fd, ptsPath) })));
     if (!targets.some((t) => t.target === 'terminal')) return undefined;
     const masters = targets.filter((t) => t.target === 'master').map((t) => t.fd);
-    const relay = masters.length > 0 || targets.some((t) => t.target === 'socket');
+    const sockets = targets.filter((t) => t.target === 'socket').map((t) => t.fd);
+    const relay = masters.length > 0 || (sockets.length > 0 && !(await this.wakeupChannels(pid, sockets)));
     const wait: Wait = { call: 'poll', timed: timeout.timed, relay, masters };
     if (timeout.ms !== undefined) wait.timeoutMs = timeout.ms;
     if (stack !== undefined) wait.stack = stack;
     if (table.epoll.includes(nr)) wait.interestList = true;
     return wait;
+  }
+
+  /**
+   * Whether every socket among `fds` of `pid` is its own event loop's wakeup channel (asyncio's
+   * socketpair): `pid` holds the peer end too, and no process it started does. A socketpair shared with a
+   * child, a socket to a server, a TCP connection: a way for input to go elsewhere, a relay.
+   */
+  private async wakeupChannels(pid: number, fds: number[]): Promise<boolean> {
+    const own = socketInodes(pid);
+    let children: Array<Set<number>> | undefined;
+    for (const fd of fds) {
+      const inode = socketInode(pid, fd);
+      const peer = inode === undefined ? undefined : await this.socketPeers.peerOf(inode);
+      if (peer === undefined || !own.has(peer)) return false;
+      children ??= (await descendantPids(pid)).map(socketInodes);
+      if (children.some((held) => held.has(peer))) return false;
+    }
+    return true;
   }
 
   /** What runs inside the terminal a relaying reader forwards to, or 'unknown' when it cannot be seen. */
@@ -385,6 +410,32 @@ async function fdTarget(pid: number, fd: number, ptsPath?: string): Promise<FdTa
   if (target === '/dev/ptmx' || target === '/dev/pts/ptmx') return 'master';
   if (target.startsWith('socket:')) return 'socket';
   return 'other';
+}
+
+/** The inode of socket `fd` of `pid`, or undefined when it is no socket (or gone). */
+function socketInode(pid: number, fd: number): number | undefined {
+  try {
+    const match = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`));
+    return match ? Number(match[1]) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The inodes of every socket `pid` holds. */
+function socketInodes(pid: number): Set<number> {
+  const inodes = new Set<number>();
+  let fds: string[];
+  try {
+    fds = readdirSync(`/proc/${pid}/fd`);
+  } catch {
+    return inodes;
+  }
+  for (const fd of fds) {
+    const inode = socketInode(pid, Number(fd));
+    if (inode !== undefined) inodes.add(inode);
+  }
+  return inodes;
 }
 
 /** Whether `ptsPath` is the controlling terminal of `pid`. */
