@@ -501,7 +501,7 @@ describe('socket peers', () => {
     );
   });
 
-  it('lists once for known inodes, again for an unknown one only after a while, never without ss', async () => {
+  it('lists once per new socket: a known peer is kept, a socket no listing names is settled', async () => {
     let listings = 0;
     const peers = new SocketPeers(async () => {
       listings += 1;
@@ -509,16 +509,27 @@ describe('socket peers', () => {
     });
     assert.equal(await peers.peerOf(5), 6);
     assert.equal(await peers.peerOf(5), 6);
-    assert.equal(await peers.peerOf(7), undefined, 'not connected, or not Unix');
-    assert.equal(listings, 1, 'an inode missing right after a listing waits for the next one');
+    assert.equal(listings, 1);
+    assert.equal(await peers.peerOf(7), undefined, 'not connected, or not Unix (a TCP connection)');
+    assert.equal(listings, 2, 'a listing that began after the question settles it');
+    assert.equal(await peers.peerOf(7), undefined);
+    assert.equal(listings, 2, 'a settled socket costs no listing');
     let shared = 0;
-    const concurrent = new SocketPeers(async () => (shared++, 'u_str ESTAB 0 0 * 8 * 9\n'));
-    assert.deepEqual(await Promise.all([concurrent.peerOf(8), concurrent.peerOf(9)]), [9, undefined]);
+    const concurrent = new SocketPeers(async () => (shared++, 'u_str ESTAB 0 0 * 8 * 9\nu_str ESTAB 0 0 * 9 * 8\n'));
+    assert.deepEqual(await Promise.all([concurrent.peerOf(8), concurrent.peerOf(9)]), [9, 8]);
     assert.equal(shared, 1, 'looks made while a listing runs share it');
+  });
+
+  it('a failed listing settles nothing; without ss, nothing is listed again', async () => {
     let runs = 0;
-    const none = new SocketPeers(async () => (runs++, 'missing'));
+    const failing = new SocketPeers(async () => (runs++, undefined));
+    assert.equal(await failing.peerOf(5), undefined);
+    assert.equal(await failing.peerOf(5), undefined);
+    assert.equal(runs, 2, 'tried again at the next look');
+    let tries = 0;
+    const none = new SocketPeers(async () => (tries++, 'missing'));
     assert.equal(await none.peerOf(5), undefined);
-    assert.equal(await none.peerOf(5), undefined);
-    assert.equal(runs, 1, 'without ss, it is not tried again');
+    assert.equal(await none.peerOf(6), undefined);
+    assert.equal(tries, 1);
   });
 });

@@ -9,13 +9,14 @@
  * itself, where ssh or tmux's client polls a socket whose far end another process holds.
  *
  * A listing costs a process spawn (the server forks), so peers are kept: a connected socket's peer does not
- * change. An inode not in a listing is listed again at most once per MISS_RETRY_MS. Without `ss`, no peer
- * is known and every socket keeps counting as a way out.
+ * change, and an inode a listing did not name is not listed for again. Without `ss`, no peer is known and
+ * every socket keeps counting as a way out.
  */
 import { execFile } from 'node:child_process';
 
-/** An inode not found is looked for again after this long (a socket connected since). */
-const MISS_RETRY_MS = 1000;
+/** Listings come at least this far apart: a program that makes a new socket for every poll costs the
+ *  server at most a few spawns a second. A look that needs one in between waits for it. */
+const MIN_LISTING_GAP_MS = 250;
 /** A listing that takes longer than this is given up (no peers from it). */
 const LIST_TIMEOUT_MS = 2000;
 /** Peers kept at most; past it the map starts over (sockets come and go, inodes are not reused soon). */
@@ -48,11 +49,20 @@ export function parseUnixPeers(listing: string): Map<number, number> {
   return peers;
 }
 
+/** One run of the listing: when it started, and whether it named the sockets (false: it failed). */
+interface Listing {
+  startedAt: number;
+  done: Promise<boolean>;
+}
+
 export class SocketPeers {
   private readonly list: ListUnixSockets;
   private readonly peers = new Map<number, number>();
+  /** Inodes that a listing started after they were asked for did not name: no connected Unix socket (a
+   *  TCP connection, a listening socket). Not listed for again, or a relay over TCP would list every look. */
+  private readonly missed = new Set<number>();
   private lastListing = Number.NEGATIVE_INFINITY;
-  private listing: Promise<void> | undefined;
+  private listing: Listing | undefined;
   private missing = false;
 
   constructor(list: ListUnixSockets = listWithSs) {
@@ -61,26 +71,51 @@ export class SocketPeers {
 
   /** The inode of the socket connected to `inode`, or undefined (not connected, not Unix, or unknown). */
   async peerOf(inode: number): Promise<number | undefined> {
-    const known = this.peers.get(inode);
-    if (known !== undefined) return known;
-    if (!this.missing && performance.now() - this.lastListing >= MISS_RETRY_MS) await this.refresh();
-    return this.peers.get(inode);
+    const askedAt = performance.now();
+    for (;;) {
+      const known = this.peers.get(inode);
+      if (known !== undefined || this.missing || this.missed.has(inode)) return known;
+      const listing = this.listing ?? (await this.nextListing());
+      const named = await listing.done;
+      if (this.peers.has(inode)) return this.peers.get(inode);
+      if (!named) return undefined;
+      // A listing that began before the question may predate the socket: one more, then it is settled.
+      if (listing.startedAt >= askedAt) {
+        remember(this.missed, inode);
+        return undefined;
+      }
+    }
   }
 
-  /** One listing at a time; callers that come while it runs share it. */
-  private refresh(): Promise<void> {
-    this.listing ??= (async () => {
-      try {
-        const text = await this.list();
-        this.lastListing = performance.now();
-        if (text === 'missing') this.missing = true;
-        if (text === undefined || text === 'missing') return;
-        if (this.peers.size > MAX_KEPT) this.peers.clear();
-        for (const [inode, peer] of parseUnixPeers(text)) this.peers.set(inode, peer);
-      } finally {
-        this.listing = undefined;
-      }
-    })();
-    return this.listing;
+  /** The listing in progress, or a new one once MIN_LISTING_GAP_MS has passed since the last. */
+  private async nextListing(): Promise<Listing> {
+    const wait = this.lastListing + MIN_LISTING_GAP_MS - performance.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    if (this.listing) return this.listing;
+    const startedAt = performance.now();
+    const listing: Listing = { startedAt, done: this.run() };
+    this.listing = listing;
+    return listing;
   }
+
+  private async run(): Promise<boolean> {
+    try {
+      const text = await this.list();
+      if (text === 'missing') this.missing = true;
+      if (text === undefined || text === 'missing') return false;
+      for (const [inode, peer] of parseUnixPeers(text)) {
+        if (this.peers.size >= MAX_KEPT) this.peers.clear();
+        this.peers.set(inode, peer);
+      }
+      return true;
+    } finally {
+      this.lastListing = performance.now();
+      this.listing = undefined;
+    }
+  }
+}
+
+function remember(set: Set<number>, inode: number): void {
+  if (set.size >= MAX_KEPT) set.clear();
+  set.add(inode);
 }
