@@ -369,6 +369,21 @@ describe('class 4: an event loop polling a socket beside the terminal', () => {
     '        ours.send(sys.stdin.readline().encode()); os.waitpid(child, 0); break',
   ].join('\n');
 
+  // A launcher hands both ends to two children: one polls the terminal and its end (keeping the other
+  // end too), its sibling prints what comes through.
+  const siblingRelay = [
+    'import os, select, socket, sys',
+    'ours, theirs = socket.socketpair()',
+    'listener = os.fork()',
+    'if listener == 0:',
+    "    print('sibling got', theirs.recv(100).decode().strip(), flush=True); os._exit(0)",
+    'reader = os.fork()',
+    'if reader == 0:',
+    '    ready, _, _ = select.select([sys.stdin, ours], [], [])',
+    '    ours.send(sys.stdin.readline().encode()); os._exit(0)',
+    'os.waitpid(reader, 0); os.waitpid(listener, 0)',
+  ].join('\n');
+
   it('asyncio reading stdin is a wait of its own, not a relay', async () => {
     requirePrograms('python3', 'ss');
     await send(`cat > reader.py <<'EOF'\n${asyncioReader}\nEOF`);
@@ -391,6 +406,17 @@ describe('class 4: an event loop polling a socket beside the terminal', () => {
     const done = await send('hello');
     assert.equal(done.waitReason, 'prompt');
     assert.match(done.output, /child got hello$/);
+  });
+
+  it('a socketpair a sibling inherited is a way out too: a relay', async () => {
+    requirePrograms('python3', 'ss');
+    await send(`cat > sibling.py <<'EOF'\n${siblingRelay}\nEOF`);
+    const r = await send('python3 sibling.py');
+    assert.equal(r.waitReason, 'stdin_read');
+    assert.equal(r.inputWait?.relay, 'python3', `a relay: ${JSON.stringify(r.inputWait)}`);
+    const done = await send('hello');
+    assert.equal(done.waitReason, 'prompt');
+    assert.match(done.output, /sibling got hello$/);
   });
 });
 

@@ -276,20 +276,28 @@ export class LinuxInspector {
 
   /**
    * Whether every socket among `fds` of `pid` is its own event loop's wakeup channel (asyncio's
-   * socketpair): `pid` holds the peer end too, and no process it started does. A socketpair shared with a
-   * child, a socket to a server, a TCP connection: a way for input to go elsewhere, a relay.
+   * socketpair): `pid` holds the peer end too, and no other process of this terminal does (those it
+   * started, and the rest of the shell's tree, where a sibling may have inherited it). A socketpair shared
+   * with another process, a socket to a server, a TCP connection: a way for input to go elsewhere, a relay.
    */
   private async wakeupChannels(pid: number, fds: number[]): Promise<boolean> {
     const own = socketInodes(pid);
-    let children: Array<Set<number>> | undefined;
+    let others: Array<Set<number>> | undefined;
     for (const fd of fds) {
       const inode = socketInode(pid, fd);
       const peer = inode === undefined ? undefined : await this.socketPeers.peerOf(inode);
       if (peer === undefined || !own.has(peer)) return false;
-      children ??= (await descendantPids(pid)).map(socketInodes);
-      if (children.some((held) => held.has(peer))) return false;
+      others ??= await this.otherProcessSockets(pid);
+      if (others.some((held) => held.has(peer))) return false;
     }
     return true;
+  }
+
+  /** The sockets of every process of this terminal's tree and of `pid`'s own, `pid` left out. */
+  private async otherProcessSockets(pid: number): Promise<Array<Set<number>>> {
+    const tree = new Set([this.shellPid, ...(await descendantPids(this.shellPid)), ...(await descendantPids(pid))]);
+    tree.delete(pid);
+    return [...tree].map(socketInodes);
   }
 
   /** What runs inside the terminal a relaying reader forwards to, or 'unknown' when it cannot be seen. */
