@@ -384,39 +384,31 @@ describe('class 4: an event loop polling a socket beside the terminal', () => {
     'os.waitpid(reader, 0); os.waitpid(listener, 0)',
   ].join('\n');
 
-  it('asyncio reading stdin is a wait of its own, not a relay', async () => {
+  /** `script` run as `python3 <file>`: its wait (a relay or not), then `hello` answered and `answered` seen. */
+  async function pythonWait(file: string, script: string, relay: string | undefined, answered: RegExp): Promise<SendResult> {
     requirePrograms('python3', 'ss');
-    await send(`cat > reader.py <<'EOF'\n${asyncioReader}\nEOF`);
-    const r = await send('python3 reader.py');
+    await send(`cat > ${file} <<'EOF'\n${script}\nEOF`);
+    const r = await send(`python3 ${file}`);
     assert.equal(r.waitReason, 'stdin_read');
     assert.equal(r.inputWait?.command, 'python3');
-    assert.equal(r.inputWait?.relay, undefined, `no relay: ${JSON.stringify(r.inputWait)}`);
-    assert.equal(r.inputWait?.uncertain, undefined);
+    assert.equal(r.inputWait?.relay, relay, `relay ${relay}: ${JSON.stringify(r.inputWait)}`);
     const done = await send('hello');
     assert.equal(done.waitReason, 'prompt');
-    assert.match(done.output, /line hello$/);
+    assert.match(done.output, answered);
+    return r;
+  }
+
+  it('asyncio reading stdin is a wait of its own, not a relay', async () => {
+    const r = await pythonWait('reader.py', asyncioReader, undefined, /line hello$/);
+    assert.equal(r.inputWait?.uncertain, undefined);
   });
 
   it('a socketpair shared with a child is still a way out: a relay', async () => {
-    requirePrograms('python3', 'ss');
-    await send(`cat > relay.py <<'EOF'\n${childRelay}\nEOF`);
-    const r = await send('python3 relay.py');
-    assert.equal(r.waitReason, 'stdin_read');
-    assert.equal(r.inputWait?.relay, 'python3', `a relay: ${JSON.stringify(r.inputWait)}`);
-    const done = await send('hello');
-    assert.equal(done.waitReason, 'prompt');
-    assert.match(done.output, /child got hello$/);
+    await pythonWait('relay.py', childRelay, 'python3', /child got hello$/);
   });
 
   it('a socketpair a sibling inherited is a way out too: a relay', async () => {
-    requirePrograms('python3', 'ss');
-    await send(`cat > sibling.py <<'EOF'\n${siblingRelay}\nEOF`);
-    const r = await send('python3 sibling.py');
-    assert.equal(r.waitReason, 'stdin_read');
-    assert.equal(r.inputWait?.relay, 'python3', `a relay: ${JSON.stringify(r.inputWait)}`);
-    const done = await send('hello');
-    assert.equal(done.waitReason, 'prompt');
-    assert.match(done.output, /sibling got hello$/);
+    await pythonWait('sibling.py', siblingRelay, 'python3', /sibling got hello$/);
   });
 });
 
