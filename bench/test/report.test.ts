@@ -93,6 +93,57 @@ test("the flooded echo's p99 is judged at 2x the no-page floor's", () => {
   assert.equal(at(0.45), false);
 });
 
+test('many terminals: the worse judged cell against the pooled 1-terminal reference, at 2x', () => {
+  const raw = committed().raw;
+  const cells = raw.measurements.many!.cells;
+  const reference = cells.filter((c) => c.terminals === 1 && c.floods === 0);
+  for (const c of reference) {
+    c.send = [2, 2, 2];
+    c.echo = { ...c.echo, latencies: Array.from({ length: 100 }, () => 10), missed: 0 };
+  }
+  const judged = cells.filter((c) => c.floods === 4 && c.terminals <= 32);
+  const at = (send: number, echo: number) => {
+    for (const c of judged) {
+      c.send = [2 * send, 2 * send, 2 * send];
+      c.echo = { ...c.echo, latencies: Array.from({ length: 100 }, () => 10 * echo), missed: 0 };
+    }
+    return verdict(raw, 'many-latency').met;
+  };
+  assert.equal(at(2, 2), true);
+  assert.equal(at(2.1, 1), false, 'sends over 2x');
+  assert.equal(at(1, 2.1), false, 'echo over 2x');
+  // A 64-terminal cell is an observation: however slow, it does not decide 8a.
+  for (const c of cells.filter((c) => c.terminals === 64)) c.echo = { ...c.echo, latencies: [900], missed: 0 };
+  assert.equal(at(1, 1), true);
+});
+
+test('maxSessions: the largest count that, with every smaller one, keeps the echo p99 within 50 ms', () => {
+  const raw = committed().raw;
+  const cells = raw.measurements.many!.cells;
+  const p99 = (terminals: number, floods: number, ms: number) => {
+    for (const c of cells.filter((c) => c.terminals === terminals && c.floods === floods))
+      c.echo = { ...c.echo, latencies: Array.from({ length: 100 }, () => ms), missed: 0 };
+  };
+  for (const c of cells) p99(c.terminals, c.floods, 20);
+  assert.match(verdict(raw, 'many-sessions').margin, /maxSessions 128 with one flood/);
+  p99(64, 1, 51);
+  assert.match(verdict(raw, 'many-sessions').margin, /maxSessions 32 with one flood/, 'one count over the bound ends the line there');
+  p99(64, 1, 50);
+  p99(8, 1, 60);
+  assert.match(verdict(raw, 'many-sessions').margin, /maxSessions 1 with one flood/);
+});
+
+test('idle terminals: server RSS above the warm process per terminal, at most 4 MiB each', () => {
+  const raw = committed().raw;
+  const memory = raw.measurements.many!.memory!;
+  const at = (eachMiB: number) => {
+    for (const step of memory.at) step.figures = { ...step.figures, rss: memory.idle.rss + step.terminals * eachMiB * 1024 * 1024 };
+    return verdict(raw, 'many-memory').met;
+  };
+  assert.equal(at(4), true);
+  assert.equal(at(4.01), false);
+});
+
 test('the many-terminals grid: 0, 1 and 4 floods where there are others; judged cells with 4 floods up to 32', () => {
   assert.deepEqual(manyPlan([1, 8, 32]), [
     { terminals: 1, floods: 0 },
