@@ -16,7 +16,7 @@
  * /proc/<pid>/task/<tid>/syscall: "<nr> <arg0> ... <arg5> <sp> <pc>" in hex, or "running".
  */
 import { createHash } from 'node:crypto';
-import { promises as fs, readdirSync, readlinkSync, statSync } from 'node:fs';
+import { promises as fs, statSync } from 'node:fs';
 import type { ForegroundInfo, InnerTerminal, InputCall } from './contract.ts';
 import {
   type ProcStat,
@@ -32,7 +32,7 @@ import {
 } from './procfs.ts';
 import { type Sleep, TerminalFlagsAhead } from './flags-ahead.ts';
 import { contextSwitches, groupStillness } from './stillness.ts';
-import { SocketPeers } from './socket-peers.ts';
+import { SocketPeers, socketInode, socketInodes } from './socket-peers.ts';
 
 interface SyscallTable {
   read: number[];
@@ -418,32 +418,6 @@ async function fdTarget(pid: number, fd: number, ptsPath?: string): Promise<FdTa
   if (target === '/dev/ptmx' || target === '/dev/pts/ptmx') return 'master';
   if (target.startsWith('socket:')) return 'socket';
   return 'other';
-}
-
-/** The inode of socket `fd` of `pid`, or undefined when it is no socket (or gone). */
-function socketInode(pid: number, fd: number): number | undefined {
-  try {
-    const match = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`));
-    return match ? Number(match[1]) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** The inodes of every socket `pid` holds. */
-function socketInodes(pid: number): Set<number> {
-  const inodes = new Set<number>();
-  let fds: string[];
-  try {
-    fds = readdirSync(`/proc/${pid}/fd`);
-  } catch {
-    return inodes;
-  }
-  for (const fd of fds) {
-    const inode = socketInode(pid, Number(fd));
-    if (inode !== undefined) inodes.add(inode);
-  }
-  return inodes;
 }
 
 /** Whether `ptsPath` is the controlling terminal of `pid`. */

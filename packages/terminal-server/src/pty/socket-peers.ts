@@ -8,11 +8,14 @@
  * every prompt_toolkit REPL) polls one end of a socketpair beside the terminal and holds the other end
  * itself, where ssh or tmux's client polls a socket whose far end another process holds.
  *
+ * The sockets a process holds are its /proc/<pid>/fd links named `socket:[<inode>]`.
+ *
  * A listing costs a process spawn (the server forks), so peers are kept: a connected socket's peer does not
  * change, and an inode a listing did not name is not listed for again. Without `ss`, no peer is known and
  * every socket keeps counting as a way out.
  */
 import { execFile } from 'node:child_process';
+import { readdirSync, readlinkSync } from 'node:fs';
 
 /** Listings come at least this far apart: a program that makes a new socket for every poll costs the
  *  server at most a few spawns a second. A look that needs one in between waits for it. */
@@ -118,4 +121,30 @@ export class SocketPeers {
 function remember(set: Set<number>, inode: number): void {
   if (set.size >= MAX_KEPT) set.clear();
   set.add(inode);
+}
+
+/** The inode of socket `fd` of `pid`, or undefined when it is no socket (or gone). */
+export function socketInode(pid: number, fd: number): number | undefined {
+  try {
+    const match = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`));
+    return match ? Number(match[1]) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The inodes of every socket `pid` holds. */
+export function socketInodes(pid: number): Set<number> {
+  const inodes = new Set<number>();
+  let fds: string[];
+  try {
+    fds = readdirSync(`/proc/${pid}/fd`);
+  } catch {
+    return inodes;
+  }
+  for (const fd of fds) {
+    const inode = socketInode(pid, Number(fd));
+    if (inode !== undefined) inodes.add(inode);
+  }
+  return inodes;
 }
