@@ -75,6 +75,7 @@ function inputHash(pkg) {
 }
 
 const stamps = existsSync(STAMPS) ? JSON.parse(readFileSync(STAMPS, 'utf8')) : {};
+const saveStamps = () => writeFileSync(STAMPS, `${JSON.stringify(stamps, null, 2)}\n`);
 const stale = packages.filter((pkg) => {
   if (!pkg.builds) return false;
   const built = OUTPUT_DIRS.some((dir) => existsSync(join(root, pkg.dir, dir)) && statSync(join(root, pkg.dir, dir)).isDirectory());
@@ -90,11 +91,11 @@ if (dryRun) {
   // Their stamps go first: a build that fails may already have rewritten part of its output, which must
   // not pass for built when its inputs are put back as they were.
   for (const pkg of stale) delete stamps[pkg.name];
-  writeFileSync(STAMPS, `${JSON.stringify(stamps, null, 2)}\n`);
+  saveStamps();
   // pnpm keeps the workspace's dependency order among the selected packages.
   const filters = stale.flatMap((pkg) => ['--filter', pkg.name]);
   const run = spawnSync('pnpm', ['-r', '--workspace-concurrency=1', ...filters, 'run', 'build'], { cwd: root, stdio: ['ignore', 2, 2] });
   if (run.status !== 0) process.exit(run.status ?? 1);
   for (const pkg of stale) stamps[pkg.name] = inputHash(pkg);
-  writeFileSync(STAMPS, `${JSON.stringify(stamps, null, 2)}\n`);
+  saveStamps();
 }

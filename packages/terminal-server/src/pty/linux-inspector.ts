@@ -295,7 +295,9 @@ export class LinuxInspector {
 
   /** The sockets of every process of this terminal's tree and of `pid`'s own, `pid` left out. */
   private async otherProcessSockets(pid: number): Promise<Array<Set<number>>> {
-    const tree = new Set([this.shellPid, ...(await descendantPids(this.shellPid)), ...(await descendantPids(pid))]);
+    const tree = new Set([this.shellPid, ...(await descendantPids(this.shellPid))]);
+    // A reader in the shell's tree has its own descendants in it already (one outside has not).
+    if (!tree.has(pid)) for (const below of await descendantPids(pid)) tree.add(below);
     tree.delete(pid);
     return [...tree].map(socketInodes);
   }
