@@ -35,6 +35,11 @@ export PATH="$node_bin:$pnpm_bin:$PATH"
 export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1
 
 needs_browser() { case "$task" in test|bench|storybook) return 0 ;; *) return 1 ;; esac; }
+# A CHROMIUM_PATH that names nothing runnable would fail every browser test one by one: stop here instead.
+if needs_browser && [ -n "${CHROMIUM_PATH:-}" ] && [ ! -x "$CHROMIUM_PATH" ]; then
+  log "CHROMIUM_PATH is $CHROMIUM_PATH, which is not an executable file: point it at a Chromium binary, or unset it to use (or install) Debian's chromium"
+  exit 1
+fi
 if needs_browser && [ -z "${CHROMIUM_PATH:-}" ]; then
   if ! command -v chromium >/dev/null 2>&1; then
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
