@@ -36,7 +36,7 @@ export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1
 
 needs_browser() { case "$task" in test|bench|storybook) return 0 ;; *) return 1 ;; esac; }
 # A CHROMIUM_PATH that names nothing runnable would fail every browser test one by one: stop here instead.
-if needs_browser && [ -n "${CHROMIUM_PATH:-}" ] && [ ! -x "$CHROMIUM_PATH" ]; then
+if needs_browser && [ -n "${CHROMIUM_PATH:-}" ] && { [ ! -f "$CHROMIUM_PATH" ] || [ ! -x "$CHROMIUM_PATH" ]; }; then
   log "CHROMIUM_PATH is $CHROMIUM_PATH, which is not an executable file: point it at a Chromium binary, or unset it to use (or install) Debian's chromium"
   exit 1
 fi
