@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ForegroundInfo } from '../src/index.ts';
-import { type Observation, type Verdict, judge, sameVerdict } from '../src/terminal/evidence.ts';
+import { type Observation, type Verdict, judge, sameVerdict, siblingsWorking } from '../src/terminal/evidence.ts';
 
 const SHELL = 4100;
 const PROMPT_STACK = '0x7ffc9293df10';
@@ -236,6 +236,56 @@ const rows: Array<[string, Observation, Expect]> = [
   ],
   ['macOS: no mark', observe({ processGroupId: SHELL, inputWaiting: false }, { waitsKnown: false }), 'undecided'],
 ];
+
+/** jshell at its prompt: a reader thread of the jshell process, beside the compiler's threads and the
+ *  execution agent (another process of the group). */
+const jshell: ForegroundInfo = {
+  processGroupId: 4300,
+  command: 'jshell',
+  inputWaiting: true,
+  inputCall: 'read',
+  inputTimed: false,
+  inputProcessId: 4300,
+  inputSiblings: { running: false, cpuNs: 9_000_000_000 },
+};
+
+describe('a reader whose siblings work', () => {
+  const rows: Array<[string, Observation, Expect]> = [
+    ['siblings idle since the write', observe(jshell), 'input'],
+    ['siblings worked 40 ms ago (jshell between compiling and printing)', observe(jshell, { siblingsQuietMs: 40 }), 'undecided'],
+    ['siblings idle for 300 ms', observe(jshell, { siblingsQuietMs: 300 }), 'input'],
+    ['siblings working for 6 s: a REPL beside a worker thread', observe(jshell, { siblingsQuietMs: 0, waitSeenMs: 6000 }), 'input'],
+  ];
+  for (const [name, observation, expected] of rows) {
+    it(`${name} → ${expected}`, () => {
+      assert.equal(describeVerdict(judge(observation)), expected);
+    });
+  }
+
+  it('a wait held for working siblings is marked busy; one after they stopped is not', () => {
+    const held = judge(observe(jshell, { siblingsQuietMs: 0, waitSeenMs: 6000 }));
+    assert.ok(held.kind === 'input' && held.wait.busy === true);
+    const after = judge(observe(jshell, { siblingsQuietMs: 300 }));
+    assert.ok(after.kind === 'input' && after.wait.busy === undefined);
+    const retry = judge(observe(jshell, { siblingsQuietMs: 40, waitSeenMs: 100 }));
+    assert.ok(retry.kind === 'undecided' && retry.retryMs !== undefined && retry.retryMs > 0 && retry.retryMs <= 211);
+  });
+
+  it('siblings work when one runs, or they used a quarter of a CPU between looks', () => {
+    const at = 1000;
+    assert.equal(siblingsWorking(undefined, { running: true, cpuNs: 0 }, at), true);
+    assert.equal(siblingsWorking(undefined, { running: false, cpuNs: 5e9 }, at), false);
+    // 50 ms apart: 20 ms of CPU is 40 %, 5 ms is 10 %.
+    assert.equal(siblingsWorking({ cpuNs: 0, at: 950 }, { running: false, cpuNs: 20e6 }, at), true);
+    assert.equal(siblingsWorking({ cpuNs: 0, at: 950 }, { running: false, cpuNs: 5e6 }, at), false);
+    // A sample from 10 s before (taken before the write): judged over the quiet window, so a JVM's idle
+    // 4 ms a second does not count, a 100 ms burst does.
+    assert.equal(siblingsWorking({ cpuNs: 0, at: at - 10_000 }, { running: false, cpuNs: 40e6 }, at), false);
+    assert.equal(siblingsWorking({ cpuNs: 0, at: at - 10_000 }, { running: false, cpuNs: 100e6 }, at), true);
+    // A thread that ended takes its time with it: the sum may shrink, which is no work.
+    assert.equal(siblingsWorking({ cpuNs: 50e6, at: 950 }, { running: false, cpuNs: 10e6 }, at), false);
+  });
+});
 
 describe('evidence rules', () => {
   for (const [name, observation, expected] of rows) {

@@ -6,34 +6,10 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { runRead, runSend, type SendResult } from '../src/index.ts';
-import { makeHub, sleep, type TestHub } from './helpers/engine.ts';
-
-/** Fails (never skips) when a program the test drives is missing. */
-function requirePrograms(...names: string[]): void {
-  const missing = names.filter((name) => {
-    try {
-      execFileSync('bash', ['-c', `command -v ${name}`], { stdio: 'ignore' });
-      return false;
-    } catch {
-      return true;
-    }
-  });
-  if (missing.length > 0) throw new Error(`missing ${missing.join(', ')}: run npm test (it installs them) or apt-get install them`);
-}
-
-function useHub(
-  id: string,
-  config: Parameters<typeof makeHub>[0] = {},
-): { send: (text: string, submit?: boolean) => Promise<SendResult>; hub: () => TestHub } {
-  let t: TestHub;
-  before(() => {
-    t = makeHub(config);
-  });
-  after(() => t.close());
-  return { send: (text, submit = true) => runSend(t.hub, id, { text, submit }), hub: () => t };
-}
+import { sleep } from './helpers/engine.ts';
+import { requirePrograms, useHub } from './helpers/real-programs.ts';
 
 describe('class 1: output is whole, newline or not', () => {
   const { send } = useHub('whole');

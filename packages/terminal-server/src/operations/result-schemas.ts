@@ -66,6 +66,11 @@ const CAPTURE_PROPERTIES = {
       processGroupId: int,
       relay: { type: 'string', description: 'The nested terminal program (tmux, screen, script, ssh); command is what waits inside it.' },
       uncertain: { type: 'boolean', enum: [true], description: 'The inside of the relay cannot be seen: only quiet output says it waits.' },
+      busy: {
+        type: 'boolean',
+        enum: [true],
+        description: 'The program kept computing in another thread while it read: it takes input, but more output may come.',
+      },
     },
     required: ['command', 'secret', 'processGroupId'],
     description: 'The program that waits for input (waitReason stdin_read); secret: a password prompt.',

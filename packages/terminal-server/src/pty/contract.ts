@@ -72,6 +72,12 @@ export interface ForegroundInfo {
    *  group ran between the looks, so none of it printed: output meanwhile came from elsewhere (a
    *  background job). Absent when a thread was running or could not be read. */
   stillness?: string;
+  /** Linux, a reader in the foreground group that is not bash itself nor a relay, with other threads in
+   *  the group (its own process's or another member's, such as jshell's execution agent): whether one
+   *  of them runs now, and their CPU time so far in nanoseconds. Its growth between looks tells a
+   *  program working beside its reader (compiling the line it read, computing while it watches for a
+   *  key) from one that waits. */
+  inputSiblings?: { running: boolean; cpuNs: number };
   /** Terminal flags, when read (a wait was found and `terminalFlags` was not false). */
   echo?: boolean;
   icanon?: boolean;

@@ -31,7 +31,7 @@ import {
   type TerminalModes,
 } from './procfs.ts';
 import { type Sleep, TerminalFlagsAhead } from './flags-ahead.ts';
-import { contextSwitches, groupStillness } from './stillness.ts';
+import { contextSwitches, groupStillness, siblingActivity } from './stillness.ts';
 import { SocketPeers, socketInode, socketInodes } from './socket-peers.ts';
 
 interface SyscallTable {
@@ -69,6 +69,8 @@ interface Wait {
 
 interface Reader extends Wait {
   pid: number;
+  /** The waiting thread. */
+  tid: string;
   command: string;
   processGroupId: number;
   /** This sleep of the waiting thread, when its switch count could be read (see flags-ahead.ts). */
@@ -143,6 +145,10 @@ export class LinuxInspector {
       const still = await groupStillness(members);
       if (still !== undefined) info.stillness = still;
     }
+    if (!info.inputOutside && !reader.relay && reader.pid !== this.shellPid) {
+      const siblings = await siblingActivity(members, reader);
+      if (siblings) info.inputSiblings = siblings;
+    }
     if (reader.pid === this.shellPid) info.shellImage = await this.imageOf(this.shellPid);
     if (reader.relay) info.inner = await this.innerTerminal(reader, options);
     // The shell's own line editor is never a secret prompt: skip the stty spawn there.
@@ -185,7 +191,7 @@ export class LinuxInspector {
       for (const tid of tids) {
         const wait = await this.threadWait(member.pid, tid, ptsPath);
         if (!wait) continue;
-        const reader: Reader = { ...wait, pid: member.pid, command: member.comm, processGroupId: member.pgrp };
+        const reader: Reader = { ...wait, pid: member.pid, tid, command: member.comm, processGroupId: member.pgrp };
         const switches = sleeps ? await contextSwitches(member.pid, tid) : undefined;
         if (switches !== undefined) reader.sleep = { pid: member.pid, tid, switches };
         return reader;

@@ -1,8 +1,15 @@
 /**
- * Whether a process group has stayed asleep: the kernel counts every time it switches a thread out
- * (voluntary and involuntary switches in /proc/<pid>/task/<tid>/status), so a thread asleep at two looks
- * with the same count never ran in between. A group whose every thread did so wrote nothing to the
- * terminal in between: output read meanwhile came from another process (a background job of the shell).
+ * Whether a process group has stayed asleep, and whether the rest of a reader's group is working.
+ *
+ * The kernel counts every time it switches a thread out (voluntary and involuntary switches in
+ * /proc/<pid>/task/<tid>/status), so a thread asleep at two looks with the same count never ran in
+ * between. A group whose every thread did so wrote nothing to the terminal in between: output read
+ * meanwhile came from another process (a background job of the shell).
+ *
+ * A thread asleep reading the terminal says little when its siblings compute: a REPL compiling the line
+ * it just read in another thread (jshell), a program watching for a key while it works. The kernel keeps
+ * each thread's time on a CPU (/proc/<pid>/task/<tid>/schedstat, nanoseconds); its growth between two
+ * looks says whether they worked in between, a state of R or D whether one works now.
  */
 import { procNow } from './procfs.ts';
 
@@ -35,6 +42,58 @@ export async function groupStillness(members: ReadonlyArray<{ pid: number }>): P
 async function threadStillness(pid: number, tid: string): Promise<number | undefined> {
   const status = await threadStatus(pid, tid);
   return status && STILL_STATES.has(status.state) ? status.switches : undefined;
+}
+
+/** What the other threads of a reader's process group are doing: see `ForegroundInfo.inputSiblings`. */
+export interface SiblingActivity {
+  /** One of them is running or runnable, or in an uninterruptible wait (I/O) at this look. */
+  running: boolean;
+  /** Their time on a CPU so far, summed, in nanoseconds (schedstat's first field). */
+  cpuNs: number;
+}
+
+/**
+ * The threads of `members` other than the reader `except` (its thread `tid` of process `pid`): whether one
+ * runs now, and their CPU time so far. Undefined when there is no other thread (a single-threaded program
+ * has no sibling to be busy) or none could be read.
+ */
+export async function siblingActivity(
+  members: ReadonlyArray<{ pid: number }>,
+  except: { pid: number; tid: string },
+): Promise<SiblingActivity | undefined> {
+  let running = false;
+  let cpuNs = 0;
+  let seen = 0;
+  for (const { pid } of members) {
+    let tids: string[];
+    try {
+      tids = await procNow.readdir(`/proc/${pid}/task`);
+    } catch {
+      continue;
+    }
+    for (const tid of tids) {
+      if (pid === except.pid && tid === except.tid) continue;
+      const thread = await threadCpu(pid, tid);
+      if (!thread) continue;
+      seen += 1;
+      running ||= thread.running;
+      cpuNs += thread.cpuNs;
+    }
+  }
+  return seen > 0 ? { running, cpuNs } : undefined;
+}
+
+/** Whether a thread runs (or waits on I/O) now, and its CPU time so far; undefined once it is gone. */
+async function threadCpu(pid: number, tid: string): Promise<{ running: boolean; cpuNs: number } | undefined> {
+  try {
+    const stat = await procNow.readText(`/proc/${pid}/task/${tid}/stat`);
+    const state = stat.charAt(stat.lastIndexOf(')') + 2);
+    const cpuNs = Number((await procNow.readText(`/proc/${pid}/task/${tid}/schedstat`)).split(' ')[0]);
+    if (!Number.isFinite(cpuNs)) return undefined;
+    return { running: state === 'R' || state === 'D', cpuNs };
+  } catch {
+    return undefined;
+  }
 }
 
 /** How many times the kernel has switched thread `tid` of `pid` out (voluntary + involuntary), or undefined. */

@@ -14,7 +14,17 @@ import type { Screen } from '../screen/screen.ts';
 import type { ShellMarker } from '../shell/integration.ts';
 import { prepareRestore, runsBash } from '../shell/restore.ts';
 import { type InputVerdict, type ThroughOutputHost, WaitThroughOutput } from './wait-through-output.ts';
-import { INPUT_DELIVERY_MS, type Observation, type Verdict, type WaitFacts, WRITE_SETTLE_MS, judge, sameVerdict } from './evidence.ts';
+import {
+  INPUT_DELIVERY_MS,
+  type Observation,
+  type SiblingSample,
+  type Verdict,
+  type WaitFacts,
+  WRITE_SETTLE_MS,
+  judge,
+  sameVerdict,
+  siblingsWorking,
+} from './evidence.ts';
 
 export interface PromptFact {
   /** Exit status of the last command, when the shell reported one since the dispatch. */
@@ -119,6 +129,10 @@ export class CompletionWatch {
   private restoreTried: { image: string; dispatch: number } | undefined;
   /** The reader seen at the last look, and since when it has been seen waiting without a break. */
   private seenWait: { pid: number | undefined; call: string | undefined; since: number } | undefined;
+  /** The last sample of the reader's siblings and their group (kept across writes: the first look after
+   *  one compares with it), and when they were last seen working since the last write. */
+  private siblings: (SiblingSample & { processGroupId: number }) | undefined;
+  private siblingsWorkedAt: number | undefined;
   /** Cancels the prompt check that is due (at once after a parse, or a retry). */
   private cancelPromptCheck: (() => void) | undefined;
   /** Looks at the kernel made for the current prompt mark. */
@@ -187,6 +201,7 @@ export class CompletionWatch {
     this.throughOutput.forget();
     this.promptStart = undefined;
     this.seenWait = undefined;
+    this.siblingsWorkedAt = undefined;
     // Enter submits a line; Ctrl-C at the prompt drops it and bash draws the prompt again.
     if (/[\r\n\x03]/.test(data)) this.lineSubmitted = true;
     this.lastWriteAt = performance.now();
@@ -403,6 +418,17 @@ export class CompletionWatch {
     return 0;
   }
 
+  /** How long ago the reader's siblings were last seen working since the last write (see evidence.ts). */
+  private noteSiblings(info: ForegroundInfo | undefined, now: number): number | undefined {
+    const siblings = info?.inputSiblings;
+    if (info && siblings) {
+      const before = this.siblings?.processGroupId === info.processGroupId ? this.siblings : undefined;
+      if (siblingsWorking(before, siblings, now)) this.siblingsWorkedAt = now;
+      this.siblings = { processGroupId: info.processGroupId, cpuNs: siblings.cpuNs, at: now };
+    }
+    return this.siblingsWorkedAt === undefined ? undefined : now - this.siblingsWorkedAt;
+  }
+
   /**
    * A wait while output never goes quiet (see wait-through-output.ts), asked for once the operation takes
    * input waits, no prompt mark is pending and the last write had time to reach its reader. Returns true
@@ -449,6 +475,8 @@ export class CompletionWatch {
       quietMs: look.throughOutput ? Number.POSITIVE_INFINITY : now - this.lastOutputAt,
       waitSeenMs: this.noteWait(info, now),
     };
+    const siblingsQuietMs = this.noteSiblings(info, now);
+    if (siblingsQuietMs !== undefined) observation.siblingsQuietMs = siblingsQuietMs;
     return judge(observation);
   }
 

@@ -32,6 +32,18 @@ export const UNSEEN_RELAY_QUIET_MS = 1000;
 /** Looks are this far apart at most; "seen for longer than its timeout" allows for one such gap. */
 export const TIMED_WAIT_MARGIN_MS = 100;
 
+/** Threads of a reader's group beside the reader (see `ForegroundInfo.inputSiblings`) that used this
+ *  share of one CPU between two looks, or run at a look, are working: the program is busy beside its
+ *  reader (a REPL compiling the line it read, a program computing while it watches for a key). */
+export const SIBLINGS_BUSY_SHARE = 0.25;
+/** A wait whose reader's siblings worked since the last write counts once they have been idle this long.
+ *  jshell's evaluation pauses for up to about 90 ms with every thread asleep (a round trip to its
+ *  execution agent) before it prints the answer; this is a few such pauses. */
+export const SIBLINGS_QUIET_MS = 250;
+/** A reader whose siblings keep working counts as waiting after this long anyway, marked busy: a REPL
+ *  with a worker thread computing in the background does wait for its next line. */
+export const BUSY_READER_HOLD_MS = 5000;
+
 export interface ShellMarks {
   /** A prompt mark that counts (its number is new, or a fresh exit-status mark came first) is the last
    *  thing drawn, with the cursor where the mark left it. */
@@ -57,6 +69,28 @@ export interface Observation {
   quietMs: number;
   /** How long the same reader has been seen waiting, look after look, in the same kind of call. */
   waitSeenMs: number;
+  /** How long ago the reader's siblings were last seen working (see `siblingsWorking`), when they were
+   *  since the last write; absent when they were not, or the reader has none. */
+  siblingsQuietMs?: number;
+}
+
+/** A sample of a reader's siblings: their CPU time so far, and when it was read (ms, performance.now). */
+export interface SiblingSample {
+  cpuNs: number;
+  at: number;
+}
+
+/**
+ * Whether the siblings worked: one runs at this look, or since `before` they used SIBLINGS_BUSY_SHARE of a
+ * CPU. A `before` older than SIBLINGS_QUIET_MS (taken before the last write) is judged over that window
+ * only, as if all the time it counts had been used in it: a program that idles with a little background
+ * work (a JVM's periodic threads) then costs at most one quiet window, never a missed burst.
+ */
+export function siblingsWorking(before: SiblingSample | undefined, now: { running: boolean; cpuNs: number }, at: number): boolean {
+  if (now.running) return true;
+  if (!before) return false;
+  const elapsed = Math.min(at - before.at, SIBLINGS_QUIET_MS);
+  return elapsed > 0 && (now.cpuNs - before.cpuNs) / 1e6 >= SIBLINGS_BUSY_SHARE * elapsed;
 }
 
 export interface WaitFacts {
@@ -66,6 +100,8 @@ export interface WaitFacts {
   /** The waiting program is bash itself (its `read` builtin, or `read -e` in its line editor). */
   shell: boolean;
   call: InputCall | undefined;
+  /** The reader's siblings kept working for BUSY_READER_HOLD_MS: it reads input while it also computes. */
+  busy?: true;
   /** The program in front relays to a terminal of its own: `inside` names what waits there, or the wait
    *  inside cannot be seen ('unknown': ssh to another machine, a tmux server started elsewhere). */
   relay?: { program: string | undefined; inside: string | undefined } | 'unknown';
@@ -94,6 +130,13 @@ export function judge(o: Observation): Verdict {
   const readerIsShell = (front.inputProcessId ?? (shellInFront ? o.shellPid : -1)) === o.shellPid;
   if (readerIsShell) return judgeShell(o, front);
   const wait = waitFacts(front, false);
+  if (o.siblingsQuietMs !== undefined && o.siblingsQuietMs < SIBLINGS_QUIET_MS) {
+    // Another thread of the program worked a moment ago: the answer to the line it read may be coming.
+    if (o.waitSeenMs < BUSY_READER_HOLD_MS) {
+      return undecided(Math.min(SIBLINGS_QUIET_MS - o.siblingsQuietMs, BUSY_READER_HOLD_MS - o.waitSeenMs) + 1);
+    }
+    wait.busy = true;
+  }
   if (front.inner === 'unknown') {
     // Nothing inside can be seen (ssh to another machine): only a longer quiet says something there waits.
     if (o.quietMs < UNSEEN_RELAY_QUIET_MS) return undecided(UNSEEN_RELAY_QUIET_MS - o.quietMs);

@@ -1,0 +1,64 @@
+/**
+ * A thread asleep reading the terminal while another thread of the same program works: the kernel shows
+ * the same sleep for a REPL at its prompt and for one still computing the answer to the line it read.
+ * The rest of the reader's group decides (evidence.ts, "siblings"): a program working beside its reader
+ * is not waiting yet; one that keeps working for 5 s is reported anyway, marked busy.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { requirePrograms, useHub } from './helpers/real-programs.ts';
+
+describe('a program working beside a thread that reads the terminal', () => {
+  const { send } = useHub('busy-readers');
+
+  it('python3 computing while a side thread sleeps in readline runs to its end', async () => {
+    requirePrograms('python3');
+    const script = [
+      'import sys, threading, time',
+      'threading.Thread(target=sys.stdin.readline, daemon=True).start()',
+      'end = time.time() + 1.5',
+      'while time.time() < end: pass',
+      'print("computed")',
+    ].join('\n');
+    const r = await send(`python3 -c '${script}'`);
+    assert.equal(r.waitReason, 'prompt', `reported ${r.waitReason} before the program ended: ${r.output}`);
+    assert.match(r.output, /\ncomputed$/);
+  });
+
+  it('a python3 REPL beside a busy worker thread waits for its next line, marked busy', async () => {
+    requirePrograms('python3');
+    const worker = 'import threading\ndef spin():\n    while True: pass\nthreading.Thread(target=spin, daemon=True).start()';
+    const started = await send(`python3 -i -c '${worker}'`);
+    assert.equal(started.waitReason, 'stdin_read');
+    assert.equal(started.inputWait?.busy, true);
+    const r = await send('6 * 7');
+    assert.equal(r.waitReason, 'stdin_read');
+    assert.equal(r.inputWait?.busy, true);
+    assert.match(r.output, /^6 \* 7\n42\n>>> $/);
+    assert.equal((await send('import os; os._exit(0)')).waitReason, 'prompt');
+  });
+});
+
+describe('jshell: its reader thread waits while the compiler and the execution agent work', () => {
+  const { send } = useHub('jshell');
+
+  it('each answer is printed before the wait for the next snippet is reported', async () => {
+    requirePrograms('jshell');
+    const started = await send('jshell -q', true, 120_000);
+    assert.equal(started.waitReason, 'stdin_read', started.output);
+    assert.match(started.output, /jshell> $/);
+    const sum = await send('1 + 1');
+    assert.equal(sum.waitReason, 'stdin_read');
+    assert.match(sum.output, /\$\d+ ==> 2\njshell> $/);
+    const defined = await send('long fib(int n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }');
+    assert.equal(defined.waitReason, 'stdin_read');
+    assert.match(defined.output, /jshell> $/);
+    const called = await send('fib(27)');
+    assert.equal(called.waitReason, 'stdin_read');
+    assert.match(called.output, /\$\d+ ==> 196418\njshell> $/);
+    const text = await send('String.join("-", java.util.List.of("a", "b", "c"))');
+    assert.match(text.output, /\$\d+ ==> "a-b-c"\njshell> $/);
+    assert.equal(text.inputWait?.busy, undefined);
+    assert.equal((await send('/exit')).waitReason, 'prompt');
+  });
+});
