@@ -55,7 +55,7 @@ fi
 
 # The programs the tests drive on a real PTY (issue 16's real-program suite): command, then its Debian
 # package. Missing ones are installed like Chromium; a test never skips because one is absent.
-test_programs="vim:vim tmux:tmux gpg:gnupg gpg-agent:gpg-agent gpgconf:gpgconf pinentry-curses:pinentry-curses sqlite3:sqlite3 script:bsdutils less:less top:procps watch:procps python3:python3 screen:screen expect:expect ssh-keygen:openssh-client openssl:openssl git:git ss:iproute2 jshell:openjdk-17-jdk-headless"
+test_programs="vim:vim tmux:tmux gpg:gnupg gpg-agent:gpg-agent gpgconf:gpgconf pinentry-curses:pinentry-curses sqlite3:sqlite3 script:bsdutils less:less top:procps watch:procps python3:python3 screen:screen expect:expect ssh-keygen:openssh-client openssl:openssl git:git ss:iproute2 jshell:openjdk-17-jdk-headless dialog:dialog"
 if [ "$task" = test ]; then
   missing=""
   for pair in $test_programs; do

@@ -33,6 +33,26 @@ describe('class 1: output is whole, newline or not', () => {
     assert.match(r.output, /x{1000}$/);
   });
 
+  it('text printed above where the command began (the cursor moved up) is its output', async () => {
+    await send('clear');
+    assert.equal((await send("printf '\\033[H\\033[2K'; echo top")).output, 'top');
+    await send('seq 1 5');
+    assert.equal((await send("printf '\\033[3A'; echo up3")).output, 'up3');
+    // A person sees the same: the row keeps what the shorter text did not cover.
+    await send('seq 100 105');
+    assert.equal((await send("printf '\\033M\\033M\\033M'; echo R")).output, 'R04');
+  });
+
+  it('dialog leaves its box and the shell goes on at the top: what was printed there is the output', async () => {
+    requirePrograms('dialog');
+    const asked = await send("dialog --inputbox 'Name' 8 40 2>/dev/null; echo rc=$?");
+    assert.equal(asked.waitReason, 'stdin_read');
+    assert.match(asked.output, /Name/);
+    const r = await send('bob');
+    assert.equal(r.waitReason, 'prompt');
+    assert.equal(r.output, 'rc=0');
+  });
+
   it('text printed without a newline before a prompt of its own stays (python3 -c)', async () => {
     const r = await send(`python3 -c "import sys; sys.stdout.write('no newline here')"`);
     assert.match(r.output, /\nno newline here$/);

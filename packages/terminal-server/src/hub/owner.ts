@@ -27,7 +27,8 @@ import {
   type SettleNow,
 } from '../queue/operation.ts';
 import { type Clock, systemClock } from '../time.ts';
-import type { CaptureHandle, ScreenPage } from '../screen/screen.ts';
+import type { CaptureHandle } from '../screen/capture.ts';
+import type { ScreenPage } from '../screen/screen.ts';
 import { utf8Length } from '../utf8.ts';
 import {
   type GenerationObserver,

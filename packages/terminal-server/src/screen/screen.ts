@@ -22,6 +22,7 @@ import unicodeModule from '@xterm/addon-unicode11';
 import headless from '@xterm/headless';
 import type { IBufferCell, IMarker, Terminal as HeadlessTerminal } from '@xterm/headless';
 import { type ArchivedRow, archiveRow } from './row-ansi.ts';
+import { CaptureHandle, type CaptureResult } from './capture.ts';
 import { utf8Length, utf8Tail } from '../utf8.ts';
 import { answerTerminalQueries } from './terminal-queries.ts';
 
@@ -70,33 +71,6 @@ export interface ScreenPage {
   lineEnd: number;
 }
 
-/** Output of one operation, read back from the screen (so `\r` progress bars are already folded). */
-export interface CaptureResult {
-  lines: string[];
-  /** Lines from the start of the capture were evicted from history. */
-  evicted: boolean;
-}
-
-export class CaptureHandle {
-  /** Absolute row of the normal screen where the capture starts (rows ever trimmed + buffer row), and
-   *  the column. */
-  readonly startRow: number;
-  readonly startX: number;
-  private readonly screen: Screen;
-
-  constructor(screen: Screen, startRow: number, startX: number) {
-    this.screen = screen;
-    this.startRow = startRow;
-    this.startX = startX;
-  }
-
-  /** Read the capture, up to `end` (where a prompt began) when given. Nothing is held: a capture is a
-   *  position in the continuous history, valid as long as its screen. */
-  read(end?: { line: number; x: number }): CaptureResult {
-    return this.screen.readCapture(this, end);
-  }
-}
-
 export class Screen {
   readonly rows: number;
   readonly cols: number;
@@ -112,6 +86,8 @@ export class Screen {
   /** Rows the emulator has dropped from the top of its normal buffer, ever. */
   private trimmed = 0;
   private anchor: { marker: IMarker; row: number } | undefined;
+  /** The newest capture: it is told before the cursor first moves up (see capture.ts). */
+  private capture: CaptureHandle | undefined;
   /** Archived rows [archiveStart, archiveStart + archive.length), oldest first. */
   private archive: ArchivedRow[] = [];
   private archiveHead = 0;
@@ -163,6 +139,21 @@ export class Screen {
       this.clearArchive();
       return false;
     });
+    // What can put the cursor above where it was, or move rows above it: cursor up, previous line,
+    // absolute position, row position, scroll margins (they home the cursor), scroll up and down, restore
+    // (CSI u, ESC 8), reverse index, full reset.
+    for (const final of 'AFHfdrSTu') {
+      this.terminal.parser.registerCsiHandler({ final }, () => {
+        this.beforeCursorUp();
+        return false;
+      });
+    }
+    for (const final of 'M8c') {
+      this.terminal.parser.registerEscHandler({ final }, () => {
+        this.beforeCursorUp();
+        return false;
+      });
+    }
   }
 
   // ------------------------------------------------------------------ writing
@@ -468,7 +459,20 @@ export class Screen {
    */
   beginCapture(): CaptureHandle {
     const normal = this.terminal.buffer.normal;
-    return new CaptureHandle(this, this.trimmed + normal.baseY + normal.cursorY, normal.cursorX);
+    this.capture = new CaptureHandle(this, { row: this.trimmed + normal.baseY + normal.cursorY, x: normal.cursorX });
+    return this.capture;
+  }
+
+  /** Before a sequence that may move the cursor up on the normal screen: the newest capture takes the
+   *  rows above its start that the cursor can reach, as they read now (see capture.ts). */
+  private beforeCursorUp(): void {
+    const capture = this.capture;
+    if (!capture?.watching || this.terminal.buffer.active.type !== 'normal') return;
+    const top = this.trimmed + this.terminal.buffer.normal.baseY;
+    const texts: string[] = [];
+    for (let row = top; row < capture.startRow; row++) texts.push(this.rowAt(row)?.text ?? '');
+    if (capture.startRow >= top) texts.push((this.rowAt(capture.startRow)?.text ?? '').slice(0, capture.startX).trimEnd());
+    capture.takeAbove({ top, texts });
   }
 
   /** @internal used by CaptureHandle */
@@ -480,8 +484,9 @@ export class Screen {
     }
     const normal = this.terminal.buffer.normal;
     const first = this.historyStart;
-    const evicted = capture.startRow < first;
-    const start = Math.max(capture.startRow, first);
+    const from = capture.outputStart((row) => (row >= first ? this.rowAt(row)?.text : undefined));
+    const evicted = from.row < first;
+    const start = Math.max(from.row, first);
     const stop = end ? Math.min(end.line + 1, this.trimmed + normal.length) : this.trimmed + normal.length;
     const lines: string[] = [];
     for (let row = start; row < stop; row++) {
@@ -490,7 +495,7 @@ export class Screen {
       // Text after the end (the prompt itself) is not the operation's output; a row is padded to its
       // width only when the end lies past its text.
       const cut = end && row === end.line ? r.text.slice(0, end.x) : r.text;
-      const text = row === capture.startRow ? cut.slice(capture.startX) : cut;
+      const text = row === from.row ? cut.slice(from.x) : cut;
       if (r.wrapped && lines.length > 0) lines[lines.length - 1] += text;
       else lines.push(text);
     }

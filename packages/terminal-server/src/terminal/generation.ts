@@ -10,7 +10,8 @@
  */
 import { EventEmitter } from 'node:events';
 import type { ForegroundSignal, PtyExit, PtyHandle, PtyProvider } from '../pty/contract.ts';
-import { type Cursor, type CaptureHandle, type CaptureResult, Screen, type ScreenPage, type ScreenSnapshot } from '../screen/screen.ts';
+import type { CaptureHandle, CaptureResult } from '../screen/capture.ts';
+import { type Cursor, Screen, type ScreenPage, type ScreenSnapshot } from '../screen/screen.ts';
 import { within } from '../time.ts';
 import { MarkerFilter, prepareShellLaunch } from '../shell/integration.ts';
 import type { WaitFacts } from './evidence.ts';

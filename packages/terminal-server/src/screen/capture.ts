@@ -1,0 +1,74 @@
+/**
+ * Where an operation's output starts on the screen. A capture begins at the normal screen's cursor. A
+ * program that moves the cursor above that start and prints there (`printf '\033[H'`, `tput cup`, a
+ * dialog that leaves its last lines at the top) printed its output above where the operation began, and
+ * the prompt after it may be above that start too: the capture remembers the rows the cursor can reach
+ * above its start (the viewport's) as they read just before the first such move (the screen tells it,
+ * see Screen), and its output starts at the first of them that changed. Without such a move nothing is
+ * read: most operations never move the cursor up.
+ */
+import type { Screen } from './screen.ts';
+
+/** Output of one operation, read back from the screen (so `\r` progress bars are already folded). */
+export interface CaptureResult {
+  lines: string[];
+  /** Lines from the start of the capture were evicted from history. */
+  evicted: boolean;
+}
+
+/** The reachable rows above a capture's start as they read when it began. */
+export interface RowsAbove {
+  /** Absolute row of the first of them (the viewport's top). */
+  top: number;
+  /** Their text, trailing blanks dropped; the last is the start row's text before the start column. */
+  texts: readonly string[];
+}
+
+export class CaptureHandle {
+  /** Absolute row of the normal screen where the capture starts (rows ever trimmed + buffer row), and
+   *  the column. */
+  readonly startRow: number;
+  readonly startX: number;
+  private readonly screen: Screen;
+  private above: RowsAbove | undefined;
+
+  constructor(screen: Screen, start: { row: number; x: number }) {
+    this.screen = screen;
+    this.startRow = start.row;
+    this.startX = start.x;
+  }
+
+  /** Whether the rows above the start were taken (the cursor was about to move up since the start). */
+  get watching(): boolean {
+    return this.above === undefined;
+  }
+
+  /** The rows above the start, taken just before the cursor first moves up after it. */
+  takeAbove(above: RowsAbove): void {
+    this.above ??= above;
+  }
+
+  /** Read the capture, up to `end` (where a prompt began) when given. Nothing is held: a capture is a
+   *  position in the continuous history, valid as long as its screen. */
+  read(end?: { line: number; x: number }): CaptureResult {
+    return this.screen.readCapture(this, end);
+  }
+
+  /**
+   * Where the output starts: the first row above the start that reads differently now (`rowText` gives a
+   * row's text now, undefined once it left the history), from its first column; else the start itself.
+   */
+  outputStart(rowText: (row: number) => string | undefined): { row: number; x: number } {
+    if (!this.above) return { row: this.startRow, x: this.startX };
+    const { top, texts } = this.above;
+    for (let i = 0; i < texts.length; i++) {
+      const row = top + i;
+      const now = rowText(row);
+      if (now === undefined) continue;
+      const was = texts[i]!;
+      const reads = row === this.startRow ? now.slice(0, this.startX).trimEnd() : now;
+      if (reads !== was) return { row, x: 0 };
+    }
+    return { row: this.startRow, x: this.startX };
+  }
+}
