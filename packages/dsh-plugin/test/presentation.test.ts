@@ -116,6 +116,8 @@ describe('cards', () => {
     assert.match(waitNote({ waitReason: 'human_handoff' }) ?? '', /took over/);
     assert.match(waitNote({ waitReason: 'timeout' }) ?? '', /SIGINT/);
     assert.equal(waitNote({ waitReason: 'prompt' }), undefined);
+    const busy = { waitReason: 'stdin_read', inputWait: { command: 'python3', secret: false, processGroupId: 5, busy: true } };
+    assert.equal(waitNote(busy), '[python3 is waiting for input, still working]');
   });
 
   it('signal is a terminal card too; read and reset get compact cards of their own (the screen, the new generation)', () => {

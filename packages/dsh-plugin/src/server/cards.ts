@@ -40,14 +40,16 @@ const str = (value: unknown): string | undefined => (typeof value === 'string' ?
 
 /** Why a send or signal returned, when it was not the prompt (shown as the output's last line). */
 export function waitNote(result: Result): string | undefined {
-  const wait = result['inputWait'] as { command?: unknown; secret?: unknown } | undefined;
+  const wait = result['inputWait'] as { command?: unknown; secret?: unknown; busy?: unknown } | undefined;
   switch (result['waitReason']) {
     case 'prompt':
       return undefined;
     case 'stdin_read': {
       const who = str(wait?.command);
       const what = wait?.secret === true ? 'a password' : 'input';
-      return who ? `[${who} is waiting for ${what}]` : `[waiting for ${what}]`;
+      // Still computing in another thread: it reads input, but more output may come.
+      const still = wait?.busy === true ? ', still working' : '';
+      return who ? `[${who} is waiting for ${what}${still}]` : `[waiting for ${what}${still}]`;
     }
     case 'human_handoff':
       return '[the person took over the terminal]';
