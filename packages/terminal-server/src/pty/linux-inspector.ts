@@ -29,6 +29,7 @@ import {
   readProcStatSync,
   readTerminalFlags,
   type TerminalModes,
+  threadIds,
 } from './procfs.ts';
 import { type Sleep, TerminalFlagsAhead } from './flags-ahead.ts';
 import { contextSwitches, groupStillness, siblingActivity } from './stillness.ts';
@@ -182,13 +183,7 @@ export class LinuxInspector {
    *  sleep of that thread it is, read right after the wait itself. */
   private async findReader(members: ProcStat[], ptsPath: string, sleeps: boolean): Promise<Reader | undefined> {
     for (const member of members) {
-      let tids: string[];
-      try {
-        tids = await procNow.readdir(`/proc/${member.pid}/task`);
-      } catch {
-        continue;
-      }
-      for (const tid of tids) {
+      for (const tid of (await threadIds(member.pid)) ?? []) {
         const wait = await this.threadWait(member.pid, tid, ptsPath);
         if (!wait) continue;
         const reader: Reader = { ...wait, pid: member.pid, tid, command: member.comm, processGroupId: member.pgrp };

@@ -114,13 +114,7 @@ export async function descendantPids(rootPid: number): Promise<number[]> {
   let useScan = false;
   while (queue.length > 0 && !useScan) {
     const pid = queue.shift()!;
-    let tids: string[];
-    try {
-      tids = await procNow.readdir(`/proc/${pid}/task`);
-    } catch {
-      continue;
-    }
-    for (const tid of tids) {
+    for (const tid of (await threadIds(pid)) ?? []) {
       try {
         const children = (await procNow.readText(`/proc/${pid}/task/${tid}/children`)).trim();
         for (const child of children.split(/\s+/).filter(Boolean).map(Number)) {
@@ -169,6 +163,15 @@ export const procNow = {
     return readlinkSync(path);
   },
 };
+
+/** The thread ids of `pid` (its /proc task folder), or undefined once it is gone. */
+export async function threadIds(pid: number): Promise<string[] | undefined> {
+  try {
+    return await procNow.readdir(`/proc/${pid}/task`);
+  } catch {
+    return undefined;
+  }
+}
 
 export async function readMemory(pid: number, address: number, length: number): Promise<Buffer | undefined> {
   if (length <= 0 || length > 65536 || !Number.isSafeInteger(address) || address <= 0) return undefined;

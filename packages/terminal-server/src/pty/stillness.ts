@@ -11,7 +11,7 @@
  * each thread's time on a CPU (/proc/<pid>/task/<tid>/schedstat, nanoseconds); its growth between two
  * looks says whether they worked in between, a state of R or D whether one works now.
  */
-import { procNow } from './procfs.ts';
+import { procNow, threadIds } from './procfs.ts';
 
 /** A thread that can print nothing now: asleep on a wait, or stopped by a signal or a tracer. */
 const STILL_STATES = new Set(['S', 'T', 't']);
@@ -23,12 +23,8 @@ const STILL_STATES = new Set(['S', 'T', 't']);
 export async function groupStillness(members: ReadonlyArray<{ pid: number }>): Promise<string | undefined> {
   const parts: string[] = [];
   for (const { pid } of [...members].sort((a, b) => a.pid - b.pid)) {
-    let tids: string[];
-    try {
-      tids = await procNow.readdir(`/proc/${pid}/task`);
-    } catch {
-      return undefined;
-    }
+    const tids = await threadIds(pid);
+    if (!tids) return undefined;
     for (const tid of tids.sort()) {
       const thread = await threadStillness(pid, tid);
       if (thread === undefined) return undefined;
@@ -65,13 +61,7 @@ export async function siblingActivity(
   let cpuNs = 0;
   let seen = 0;
   for (const { pid } of members) {
-    let tids: string[];
-    try {
-      tids = await procNow.readdir(`/proc/${pid}/task`);
-    } catch {
-      continue;
-    }
-    for (const tid of tids) {
+    for (const tid of (await threadIds(pid)) ?? []) {
       if (pid === except.pid && tid === except.tid) continue;
       const thread = await threadCpu(pid, tid);
       if (!thread) continue;
