@@ -25,6 +25,23 @@ describe('a program working beside a thread that reads the terminal', () => {
     assert.match(r.output, /\ncomputed$/);
   });
 
+  it('computing past the hold it is reported busy; a send that types nothing then waits for its end', async () => {
+    requirePrograms('python3');
+    const script = [
+      'import sys, threading, time',
+      'threading.Thread(target=sys.stdin.readline, daemon=True).start()',
+      'end = time.time() + 7',
+      'while time.time() < end: pass',
+      'print("finished")',
+    ].join('\n');
+    const r = await send(`python3 -c '${script}'`);
+    assert.equal(r.waitReason, 'stdin_read');
+    assert.equal(r.inputWait?.busy, true);
+    const waited = await send('', false);
+    assert.equal(waited.waitReason, 'prompt', waited.output);
+    assert.equal(waited.output, 'finished');
+  });
+
   it('a python3 REPL beside a busy worker thread waits for its next line, marked busy', async () => {
     requirePrograms('python3');
     const worker = 'import threading\ndef spin():\n    while True: pass\nthreading.Thread(target=spin, daemon=True).start()';

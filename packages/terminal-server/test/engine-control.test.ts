@@ -108,6 +108,35 @@ describe('engine: deadlines and recovery', () => {
   });
 });
 
+describe('engine: a send that types nothing waits for what runs', () => {
+  let t: TestHub;
+  const provider = recordingProvider();
+  before(() => {
+    t = makeHub({}, provider);
+  });
+  after(() => t.close());
+  const send = (text: string, submit = true) => runSend(t.hub, 'empty', { text, submit });
+
+  it('at an idle prompt it returns at once, with nothing written', async () => {
+    await send('echo ready');
+    const writes = provider.writes.length;
+    const r = await send('', false);
+    assert.equal(r.waitReason, 'prompt');
+    assert.equal(r.output, '');
+    assert.equal(r.exitCode, undefined);
+    assert.equal(provider.writes.length, writes);
+  });
+
+  it('while a program waits for input it says so again', async () => {
+    const asked = await send('read -r line');
+    assert.equal(asked.waitReason, 'stdin_read');
+    const again = await send('', false);
+    assert.equal(again.waitReason, 'stdin_read');
+    assert.equal(again.inputWait?.command, 'bash');
+    assert.equal((await send('done')).waitReason, 'prompt');
+  });
+});
+
 describe('engine: signals', () => {
   let t: TestHub;
   before(() => {

@@ -292,6 +292,8 @@ export class OwnerTerminal extends EventEmitter<OwnerEvents> {
     }
     if (work.kind === 'model-send') {
       work.capture = { handle: await generation.beginCapture(), generation };
+      // Typing nothing waits for what runs; at an idle prompt nothing runs: say so at once.
+      if (work.input === '' && (await generation.atPrompt())) return { settleNow: { waitReason: 'prompt' } };
       await generation.write(work.input);
       return;
     }

@@ -69,7 +69,8 @@ const CAPTURE_PROPERTIES = {
       busy: {
         type: 'boolean',
         enum: [true],
-        description: 'The program kept computing in another thread while it read: it takes input, but more output may come.',
+        description:
+          'The program kept computing in another thread while it read: it takes input, but more output may come (send text "" with submit false to wait for it).',
       },
     },
     required: ['command', 'secret', 'processGroupId'],

@@ -207,6 +207,11 @@ export class CompletionWatch {
     this.lastWriteAt = performance.now();
   }
 
+  /** A new operation that wrote nothing (a send of no text): waits are timed from now. */
+  rewatch(): void {
+    this.seenWait = undefined;
+  }
+
   /** The write went in; or the emulator answered a terminal query (DA, CPR), which a program asleep now may
    *  still be waiting for: waits are judged as just after a write either way. No evidence is dropped. */
   written(): void {
@@ -317,6 +322,22 @@ export class CompletionWatch {
     if (!atPrompt(again) || this.promptSeen !== seen || this.promptMark || observer.dispatch() !== dispatch) return false;
     this.reportPrompt(observer, dispatch, 'marker', again);
     return true;
+  }
+
+  /**
+   * bash is idle at its own top-level prompt now: asleep in its line editor at the depth of its prompt
+   * (learnt at a reported prompt), or, before that depth is known, with the last prompt mark that counted
+   * still standing (no write nor output since). A send that types nothing asks this to return at once.
+   */
+  async atPrompt(): Promise<boolean> {
+    const { handle, pid } = this.host;
+    if (handle.inputWaitDetection !== true) return false;
+    const mark = this.promptMark;
+    const info = await handle.inspectForeground({ terminalFlags: false }).catch(() => undefined);
+    this.noteImage(info);
+    if (info === undefined || !isLineEditor(info, pid)) return false;
+    if (this.promptStack !== undefined && info.inputStack !== undefined) return info.inputStack === this.promptStack;
+    return mark !== undefined && this.promptMark === mark;
   }
 
   /** The confirming look: the program's own prompt text arrives and is parsed first. */

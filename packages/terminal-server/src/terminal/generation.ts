@@ -378,10 +378,22 @@ export class TerminalGeneration extends EventEmitter<GenerationEvents> {
 
   async write(data: string): Promise<void> {
     if (this.processStatus.kind !== 'running') throw new Error('terminal is exited');
+    if (data === '') {
+      // Nothing reaches the program, so the evidence gathered so far still stands; only how long a wait
+      // has been seen starts again, so that a busy reader gets its hold anew (evidence.ts).
+      this.watch.rewatch();
+      this.kick();
+      return;
+    }
     this.watch.writing(data);
     await Promise.resolve(this.handle.write(data));
     this.watch.written();
     this.kick();
+  }
+
+  /** bash is idle at its own top-level prompt now (see CompletionWatch.atPrompt). */
+  atPrompt(): Promise<boolean> {
+    return this.watch.atPrompt();
   }
 
   /** The process group in front of the terminal now (an inspection without the terminal flags, which
