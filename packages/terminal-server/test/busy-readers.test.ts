@@ -5,7 +5,11 @@
  * is not waiting yet; one that keeps working for 5 s is reported anyway, marked busy.
  */
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { describe, it } from 'node:test';
+import { threadIds } from '../src/pty/procfs.ts';
+import { siblingActivity } from '../src/pty/stillness.ts';
+import { waitFor } from './helpers/engine.ts';
 import { requirePrograms, useHub } from './helpers/real-programs.ts';
 
 describe('a program working beside a thread that reads the terminal', () => {
@@ -77,5 +81,55 @@ describe('jshell: its reader thread waits while the compiler and the execution a
     assert.match(text.output, /\$\d+ ==> "a-b-c"\njshell> $/);
     assert.equal(text.inputWait?.busy, undefined);
     assert.equal((await send('/exit')).waitReason, 'prompt');
+  });
+});
+
+describe('sibling threads as the kernel counts them', () => {
+  /** A python3 process with `threads` threads asleep beside its main thread, which spins when `spin`. */
+  async function withThreads<T>(threads: number, spin: boolean, body: (pid: number) => Promise<T>): Promise<T> {
+    requirePrograms('python3');
+    const code = [
+      'import threading, time',
+      `for _ in range(${threads}): threading.Thread(target=time.sleep, args=(60,), daemon=True).start()`,
+      'print("ready", flush=True)',
+      spin ? 'while True: pass' : 'time.sleep(60)',
+    ].join('\n');
+    const child = spawn('python3', ['-c', code], { stdio: ['ignore', 'pipe', 'ignore'] });
+    try {
+      await new Promise((resolve) => child.stdout.once('data', resolve));
+      const pid = child.pid!;
+      return await body(pid);
+    } finally {
+      child.kill('SIGKILL');
+    }
+  }
+
+  it("the reader's siblings: asleep use no CPU; a spinning one runs and its time grows", async () => {
+    await withThreads(3, false, async (pid) => {
+      const tids = (await threadIds(pid))!;
+      const reader = { pid, tid: tids.at(-1)! };
+      const first = await siblingActivity([{ pid }], reader);
+      assert.ok(first && !first.running);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      assert.equal((await siblingActivity([{ pid }], reader))?.cpuNs, first.cpuNs);
+    });
+    await withThreads(3, true, async (pid) => {
+      const tids = (await threadIds(pid))!;
+      const reader = { pid, tid: tids.at(-1)! };
+      const first = await waitFor(() => siblingActivity([{ pid }], reader), 'a sample');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const later = (await siblingActivity([{ pid }], reader))!;
+      assert.ok(later.running || later.cpuNs - first.cpuNs > 20e6, 'a spinning main thread counts');
+    });
+  });
+
+  it('a single thread has no siblings; hundreds of them give no sample rather than a long look', async () => {
+    await withThreads(0, false, async (pid) => {
+      assert.equal(await siblingActivity([{ pid }], { pid, tid: String(pid) }), undefined);
+    });
+    await withThreads(300, false, async (pid) => {
+      assert.equal((await threadIds(pid))!.length, 301);
+      assert.equal(await siblingActivity([{ pid }], { pid, tid: String(pid) }), undefined);
+    });
   });
 });

@@ -48,10 +48,14 @@ export interface SiblingActivity {
   cpuNs: number;
 }
 
+/** A look reads two small files per sibling thread, synchronously (procfs.ts): a group with more threads
+ *  than this gives no sample rather than hold the event loop (a JVM has 20 to 60). */
+const SIBLING_THREADS_MAX = 256;
+
 /**
  * The threads of `members` other than the reader `except` (its thread `tid` of process `pid`): whether one
  * runs now, and their CPU time so far. Undefined when there is no other thread (a single-threaded program
- * has no sibling to be busy) or none could be read.
+ * has no sibling to be busy), none could be read, or there are too many to read at every look.
  */
 export async function siblingActivity(
   members: ReadonlyArray<{ pid: number }>,
@@ -63,6 +67,7 @@ export async function siblingActivity(
   for (const { pid } of members) {
     for (const tid of (await threadIds(pid)) ?? []) {
       if (pid === except.pid && tid === except.tid) continue;
+      if (seen >= SIBLING_THREADS_MAX) return undefined;
       const thread = await threadCpu(pid, tid);
       if (!thread) continue;
       seen += 1;
