@@ -16,7 +16,8 @@ export interface Messages {
   holder: (kind: OperationKindFrame | null, mine: boolean) => string;
   queued: (count: number) => string;
   modelWaiting: string;
-  inputWait: (command: string | null, secret: boolean) => string;
+  /** `busy`: the program also kept computing in another thread (more output may come). */
+  inputWait: (command: string | null, secret: boolean, busy?: boolean) => string;
   lease: Record<Exclude<LeaseState, 'none'>, string>;
   roleReason: Partial<Record<RoleReason | 'touch', string>>;
   retryIn: (seconds: number) => string;
@@ -109,7 +110,8 @@ const en: Messages = {
             : 'reset running',
   queued: (count) => `${count} queued`,
   modelWaiting: 'model operation waiting',
-  inputWait: (command, secret) => `${command ?? 'a program'} is waiting for ${secret ? 'a secret' : 'input'}`,
+  inputWait: (command, secret, busy) =>
+    `${command ?? 'a program'} is waiting for ${secret ? 'a secret' : 'input'}${busy ? ' (still working)' : ''}`,
   lease: { requested: 'asking for input', queued: 'waiting for input', granted: 'you have input' },
   roleReason: {
     'controller-busy': 'another view controls this terminal',
@@ -205,7 +207,7 @@ const zhCN: Messages = {
             : '正在重置',
   queued: (count) => `${count} 个排队`,
   modelWaiting: '模型操作在等待',
-  inputWait: (command, secret) => `${command ?? '程序'}正在等待${secret ? '密码' : '输入'}`,
+  inputWait: (command, secret, busy) => `${command ?? '程序'}正在等待${secret ? '密码' : '输入'}${busy ? '（仍在运行）' : ''}`,
   lease: { requested: '正在申请输入权', queued: '等待输入权', granted: '你持有输入权' },
   roleReason: {
     'controller-busy': '另一个视图正在控制此终端',

@@ -64,7 +64,10 @@ export function statusLine(v: StatusLineView, t: Messages): TemplateResult {
     segments.push(html`<span class="holder">${t.holder(s.holder, mine)}</span>`);
     segments.push(html`<span class="queue">${t.queued(s.pendingCount)}</span>`);
     if (modelWaiting(s)) segments.push(html`<span class="waiting">${t.modelWaiting}</span>`);
-    if (s.inputWait) segments.push(html`<span class="input-wait">${t.inputWait(s.inputWait.command, s.inputWait.secret)}</span>`);
+    if (s.inputWait)
+      segments.push(
+        html`<span class="input-wait">${t.inputWait(s.inputWait.command, s.inputWait.secret, s.inputWait.busy === true)}</span>`,
+      );
   }
   if (v.lease.state !== 'none' && !mine) segments.push(html`<span class="lease">${t.lease[v.lease.state]}</span>`);
   // Separators are text with spaces around them, so the line reads (and copies) as "Controller | connected | ...".

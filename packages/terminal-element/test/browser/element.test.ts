@@ -218,6 +218,15 @@ describe('<shared-terminal>', () => {
     ok(shadow(el, '[part="status"]').textContent!.includes('touch'));
   });
 
+  it('says when the waiting program is still working', async () => {
+    const m = await mount({
+      mode: 'shell',
+      status: { queueStatus: 'busy', holder: 'model-send', takeoverId: '9', inputWait: { command: 'jshell', secret: false, busy: true } },
+    });
+    const status = shadow(m.el, '[part="status"]').textContent!.replace(/\s+/g, ' ');
+    ok(status.includes('jshell is waiting for input (still working)'), status);
+  });
+
   it('shows the lease flow: model busy, Take over input, granted, Interrupt input', async () => {
     const m = await mount({
       mode: 'shell',

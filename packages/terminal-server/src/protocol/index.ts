@@ -147,8 +147,9 @@ export interface StatusFrame extends ServerBase {
   pendingKinds: OperationKindFrame[];
   /** The model send the controller may take over, or null. */
   takeoverId: string | null;
-  /** A program waits for input while an operation holds the terminal. */
-  inputWait: { command: string | null; secret: boolean } | null;
+  /** A program waits for input while an operation holds the terminal; `busy`: it also kept computing
+   *  in another thread (more output may come). */
+  inputWait: { command: string | null; secret: boolean; busy?: true } | null;
 }
 
 export interface LeaseFrame extends ServerBase {
@@ -404,7 +405,10 @@ export function parseServerFrame(text: string): ParseResult<ServerFrame> {
         value['pendingKinds'].every((k) => OPERATION_KINDS.has(k as string)) &&
         (value['takeoverId'] === null || (typeof value['takeoverId'] === 'string' && /^[1-9][0-9]{0,15}$/.test(value['takeoverId']))) &&
         (wait === null ||
-          (isRecord(wait) && (wait['command'] === null || typeof wait['command'] === 'string') && typeof wait['secret'] === 'boolean'))
+          (isRecord(wait) &&
+            (wait['command'] === null || typeof wait['command'] === 'string') &&
+            typeof wait['secret'] === 'boolean' &&
+            (wait['busy'] === undefined || wait['busy'] === true)))
           ? undefined
           : 'bad status fields');
       break;

@@ -225,7 +225,7 @@ export class OwnerRoom implements ViewHost {
       pendingCount: state.pendingCount,
       pendingKinds: [...state.pendingKinds],
       takeoverId: state.takeoverId,
-      inputWait: state.inputWait ? { command: state.inputWait.command ?? null, secret: state.inputWait.secret } : null,
+      inputWait: state.inputWait ? inputWaitFrame(state.inputWait) : null,
     };
   }
 
@@ -461,4 +461,11 @@ export class OwnerRoom implements ViewHost {
     for (const view of [...this.views]) view.close(CloseCode.shutdown, 'lifecycle', CLOSE_REASONS.shutdown);
     this.unsubscribe();
   }
+}
+
+/** What a page is told of a program waiting for input. */
+function inputWaitFrame(wait: NonNullable<OwnerState['inputWait']>): NonNullable<StatusFrame['inputWait']> {
+  const frame: NonNullable<StatusFrame['inputWait']> = { command: wait.command ?? null, secret: wait.secret };
+  if (wait.busy) frame.busy = true;
+  return frame;
 }
