@@ -108,8 +108,12 @@ describe('sibling threads as the kernel counts them', () => {
     await withThreads(3, false, async (pid) => {
       const tids = (await threadIds(pid))!;
       const reader = { pid, tid: tids.at(-1)! };
-      const first = await siblingActivity([{ pid }], reader);
-      assert.ok(first && !first.running);
+      // Right after "ready" a thread may still be on its way into its sleep.
+      const asleep = async () => {
+        const sample = await siblingActivity([{ pid }], reader);
+        return sample && !sample.running ? sample : undefined;
+      };
+      const first = await waitFor(asleep, 'every sibling asleep');
       await new Promise((resolve) => setTimeout(resolve, 100));
       assert.equal((await siblingActivity([{ pid }], reader))?.cpuNs, first.cpuNs);
     });
