@@ -6,14 +6,16 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { threadIds } from '../src/pty/procfs.ts';
 import { siblingActivity } from '../src/pty/stillness.ts';
-import { waitFor } from './helpers/engine.ts';
+import { sleep, waitFor } from './helpers/engine.ts';
 import { requirePrograms, useHub } from './helpers/real-programs.ts';
 
 describe('a program working beside a thread that reads the terminal', () => {
-  const { send } = useHub('busy-readers');
+  const { send, hub } = useHub('busy-readers');
 
   it('python3 computing while a side thread sleeps in readline runs to its end', async () => {
     requirePrograms('python3');
@@ -31,17 +33,21 @@ describe('a program working beside a thread that reads the terminal', () => {
 
   it('computing past the hold it is reported busy; a send that types nothing then waits for its end', async () => {
     requirePrograms('python3');
+    // It computes until the test lets it stop, so the end comes while the send of no text waits.
+    const stop = join(hub().dir, 'stop-computing');
     const script = [
-      'import sys, threading, time',
+      'import os, sys, threading',
       'threading.Thread(target=sys.stdin.readline, daemon=True).start()',
-      'end = time.time() + 7',
-      'while time.time() < end: pass',
+      `while not os.path.exists("${stop}"): pass`,
       'print("finished")',
     ].join('\n');
     const r = await send(`python3 -c '${script}'`);
     assert.equal(r.waitReason, 'stdin_read');
     assert.equal(r.inputWait?.busy, true);
-    const waited = await send('', false);
+    const waiting = send('', false);
+    await sleep(1000);
+    writeFileSync(stop, '');
+    const waited = await waiting;
     assert.equal(waited.waitReason, 'prompt', waited.output);
     assert.equal(waited.output, 'finished');
   });
