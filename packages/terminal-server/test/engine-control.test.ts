@@ -11,6 +11,7 @@ import { PROCESS_TREE_VARIABLE, runRead, runReset, runSend, runSignal, utf8Lengt
 import { descendantPids } from '../src/pty/procfs.ts';
 import { markedProcesses } from '../src/pty/process-tree.ts';
 import { makeHub, pidAlive, processesRunning, recordingProvider, sleep, type TestHub, waitFor } from './helpers/engine.ts';
+import { useHub } from './helpers/real-programs.ts';
 
 describe('engine: the prompt cannot be forged', () => {
   let t: TestHub;
@@ -109,13 +110,8 @@ describe('engine: deadlines and recovery', () => {
 });
 
 describe('engine: a send that types nothing waits for what runs', () => {
-  let t: TestHub;
   const provider = recordingProvider();
-  before(() => {
-    t = makeHub({}, provider);
-  });
-  after(() => t.close());
-  const send = (text: string, submit = true) => runSend(t.hub, 'empty', { text, submit });
+  const { send } = useHub('empty', {}, provider);
 
   it('at an idle prompt it returns at once, with nothing written', async () => {
     await send('echo ready');

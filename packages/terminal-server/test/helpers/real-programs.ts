@@ -1,7 +1,7 @@
 /** Helpers for the suites that drive real programs nobody here wrote on a real PTY. */
 import { execFileSync } from 'node:child_process';
 import { after, before } from 'node:test';
-import { runSend, type SendResult } from '../../src/index.ts';
+import { type PtyProvider, runSend, type SendResult } from '../../src/index.ts';
 import { makeHub, type TestHub } from './engine.ts';
 
 /** Fails (never skips) when a program the test drives is missing. */
@@ -17,14 +17,16 @@ export function requirePrograms(...names: string[]): void {
   if (missing.length > 0) throw new Error(`missing ${missing.join(', ')}: run npm test (it installs them) or apt-get install them`);
 }
 
-/** A hub for one describe: `send` types into terminal `id` and waits, as the model's send tool does. */
+/** A hub for one describe (on `provider` when given): `send` types into terminal `id` and waits, as the
+ *  model's send tool does. */
 export function useHub(
   id: string,
   config: Parameters<typeof makeHub>[0] = {},
+  provider?: PtyProvider,
 ): { send: (text: string, submit?: boolean, timeoutMs?: number) => Promise<SendResult>; hub: () => TestHub } {
   let t: TestHub;
   before(() => {
-    t = makeHub(config);
+    t = provider ? makeHub(config, provider) : makeHub(config);
   });
   after(() => t.close());
   return {
