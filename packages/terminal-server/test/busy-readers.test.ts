@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { threadIds } from '../src/pty/procfs.ts';
+import { procNow, threadIds } from '../src/pty/procfs.ts';
 import { siblingActivity } from '../src/pty/stillness.ts';
 import { sleep, waitFor } from './helpers/engine.ts';
 import { requirePrograms, useHub } from './helpers/real-programs.ts';
@@ -131,6 +131,26 @@ describe('sibling threads as the kernel counts them', () => {
       const later = (await siblingActivity([{ pid }], reader))!;
       assert.ok(later.running || later.cpuNs - first.cpuNs > 20e6, 'a spinning main thread counts');
     });
+  });
+
+  it('without scheduler statistics (a kernel built without them) the user and system ticks count', async () => {
+    const readText = procNow.readText;
+    procNow.readText = async (path: string) => {
+      if (path.endsWith('/schedstat')) throw Object.assign(new Error(`ENOENT: ${path}`), { code: 'ENOENT' });
+      return readText(path);
+    };
+    try {
+      await withThreads(3, true, async (pid) => {
+        const reader = { pid, tid: (await threadIds(pid))!.at(-1)! };
+        const first = await waitFor(() => siblingActivity([{ pid }], reader), 'a sample');
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        const later = (await siblingActivity([{ pid }], reader))!;
+        assert.ok(later.cpuNs - first.cpuNs >= 20e6, `${later.cpuNs - first.cpuNs} ns in 300 ms of spinning`);
+        assert.equal(later.cpuNs % 10_000_000, 0, 'whole ticks');
+      });
+    } finally {
+      procNow.readText = readText;
+    }
   });
 
   it('a single thread has no siblings; hundreds of them give no sample rather than a long look', async () => {

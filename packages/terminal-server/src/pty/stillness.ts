@@ -78,17 +78,27 @@ export async function siblingActivity(
   return seen > 0 ? { running, cpuNs } : undefined;
 }
 
+/** /proc's user and system times count in USER_HZ ticks, 100 a second on every Linux ABI. */
+const NS_PER_TICK = 10_000_000;
+
 /** Whether a thread runs (or waits on I/O) now, and its CPU time so far; undefined once it is gone. */
 async function threadCpu(pid: number, tid: string): Promise<{ running: boolean; cpuNs: number } | undefined> {
+  let stat: string;
   try {
-    const stat = await procNow.readText(`/proc/${pid}/task/${tid}/stat`);
-    const state = stat.charAt(stat.lastIndexOf(')') + 2);
-    const cpuNs = Number((await procNow.readText(`/proc/${pid}/task/${tid}/schedstat`)).split(' ')[0]);
-    if (!Number.isFinite(cpuNs)) return undefined;
-    return { running: state === 'R' || state === 'D', cpuNs };
+    stat = await procNow.readText(`/proc/${pid}/task/${tid}/stat`);
   } catch {
     return undefined;
   }
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const running = fields[0] === 'R' || fields[0] === 'D';
+  let cpuNs: number;
+  try {
+    cpuNs = Number((await procNow.readText(`/proc/${pid}/task/${tid}/schedstat`)).split(' ')[0]);
+  } catch {
+    // A kernel without scheduler statistics: the coarser user + system time (fields 14 and 15 of stat).
+    cpuNs = (Number(fields[11]) + Number(fields[12])) * NS_PER_TICK;
+  }
+  return Number.isFinite(cpuNs) ? { running, cpuNs } : undefined;
 }
 
 /** How many times the kernel has switched thread `tid` of `pid` out (voluntary + involuntary), or undefined. */

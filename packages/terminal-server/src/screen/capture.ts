@@ -16,7 +16,7 @@ export interface CaptureResult {
   evicted: boolean;
 }
 
-/** The reachable rows above a capture's start as they read when it began. */
+/** The reachable rows above a capture's start, as they read just before the cursor first moved up. */
 export interface RowsAbove {
   /** Absolute row of the first of them (the viewport's top). */
   top: number;
@@ -38,7 +38,7 @@ export class CaptureHandle {
     this.startX = start.x;
   }
 
-  /** Whether the rows above the start were taken (the cursor was about to move up since the start). */
+  /** The rows above the start are not taken yet: the cursor has not been about to move up since it. */
   get watching(): boolean {
     return this.above === undefined;
   }
