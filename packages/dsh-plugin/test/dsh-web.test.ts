@@ -49,7 +49,7 @@ import {
   waitForScreen,
 } from './helpers/page.ts';
 import { readSessionLogs } from './helpers/session-log.ts';
-import { descendants, pidAlive, processesMatching, sleep, waitFor } from './helpers/util.ts';
+import { descendants, processesMatching, sleep, waitFor, waitForEnd } from './helpers/util.ts';
 
 /** The largest maxToolOutputBytes the config allows (it may not exceed scrollbackMaxBytes, 4 MiB by default). */
 const MAX_TOOL_OUTPUT_BYTES = 4 * 1024 * 1024;
@@ -474,7 +474,7 @@ describe('dsh-interactive-terminal in DSH Web 0.1.0-rc.8 (installed from the pac
     const tree = [shell, ...processesMatching(`sleep ${SLEEP(1)}`), ...processesMatching(`sleep ${SLEEP(2)}`)];
     assert.equal(tree.length, 3, `shell and both background sleeps: ${tree}`);
     await web.lab('dispose', { sessionId: 'lab-tools' });
-    await waitFor(() => tree.every((pid) => !pidAlive(pid)), 'every process of the tree to end', 10_000);
+    await waitForEnd(tree, 'every process of the tree to end', 10_000, () => `; DSH printed last: ${web.output().slice(-3000)}`);
     const status = await web.lab<{ live: boolean }>('status', { sessionId: 'lab-tools' });
     assert.equal(status.live, false);
   });
@@ -494,7 +494,9 @@ describe('dsh-interactive-terminal in DSH Web 0.1.0-rc.8 (installed from the pac
 
     // DSH watches this file and reloads the plugin's row: the plugin unloads.
     web.writeUserPatch(`- id: dsh-interactive-terminal\n  disabled: true\n`);
-    await waitFor(() => tree.every((pid) => !pidAlive(pid)), 'every terminal process to end', 30_000);
+    // Should a process outlive the unload, the failure says which and what DSH printed.
+    const dshSaid = () => `; DSH printed last: ${web.output().slice(-3000)}`;
+    await waitForEnd(tree, 'every terminal process to end', 30_000, dshSaid);
     await waitFor(async () => !/\bconnected\b/.test(await statusText(page).catch(() => '')), 'the panel to lose its connection', 15_000);
     const token = await fetch(`${web.url}/dsh-interactive-terminal/token`, {
       method: 'POST',

@@ -7,7 +7,16 @@ import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { PROCESS_TREE_VARIABLE, runRead, runReset, runSend, runSignal, utf8Length } from '../src/index.ts';
+import {
+  PROCESS_TREE_VARIABLE,
+  type PtyProvider,
+  createNodePtyProvider,
+  runRead,
+  runReset,
+  runSend,
+  runSignal,
+  utf8Length,
+} from '../src/index.ts';
 import { descendantPids } from '../src/pty/procfs.ts';
 import { markedProcesses } from '../src/pty/process-tree.ts';
 import { makeHub, pidAlive, processesRunning, recordingProvider, sleep, type TestHub, waitFor } from './helpers/engine.ts';
@@ -308,6 +317,48 @@ describe('engine: limits', () => {
 });
 
 describe('engine: disposal', () => {
+  it('disposing every owner ends their terminals at once, not one grace after another', async () => {
+    // Each terminate is counted while it runs; the terminals hold a program that ignores the polite
+    // signals, so each terminate lasts its whole grace.
+    let running = 0;
+    let most = 0;
+    const inner = createNodePtyProvider();
+    const provider: PtyProvider = {
+      async spawn(spec) {
+        const handle = await inner.spawn(spec);
+        return new Proxy(handle, {
+          get(target, key) {
+            if (key === 'terminate') {
+              return async () => {
+                running += 1;
+                most = Math.max(most, running);
+                try {
+                  await target.terminate();
+                } finally {
+                  running -= 1;
+                }
+              };
+            }
+            const value: unknown = Reflect.get(target, key, target);
+            return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+          },
+        });
+      },
+    };
+    const t = makeHub({ disposeGraceMs: 1000 }, provider);
+    const ids = ['all-1', 'all-2', 'all-3', 'all-4'];
+    for (const id of ids) {
+      const started = await runSend(t.hub, id, { text: 'bash -c \'trap "" TERM HUP; echo stubborn; read -r x\'', submit: true });
+      assert.equal(started.waitReason, 'stdin_read');
+    }
+    const stubborn = processesRunning(['bash', '-c', 'trap "" TERM HUP; echo stubborn; read -r x']);
+    assert.equal(stubborn.length, ids.length);
+    await t.hub.disposeAll();
+    assert.equal(most, ids.length, 'every terminal was being ended at the same time');
+    assert.deepEqual(stubborn.filter(pidAlive), []);
+    await t.close();
+  });
+
   it('the process-tree mark matches whole entries only', async () => {
     const mark = 'f00d'.repeat(6);
     const envs = [

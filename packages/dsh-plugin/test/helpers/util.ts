@@ -1,5 +1,6 @@
 /** Small test utilities: polling (test-support's), and process liveness from /proc (zombies count as gone). */
 import { readFileSync, readdirSync } from 'node:fs';
+import { waitFor } from '@shared-terminal/test-support/wait';
 
 export { sleep, waitFor } from '@shared-terminal/test-support/wait';
 
@@ -52,4 +53,26 @@ export function processesMatching(commandLine: string): number[] {
     }
   }
   return pids;
+}
+
+/** A process as /proc shows it (pid, state, parent, group, command line), for a failure message. */
+export function describeProcess(pid: number): string {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const [state, ppid, pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ').trim();
+    return `${pid} ${state} ppid ${ppid} pgrp ${pgrp}: ${cmdline}`;
+  } catch {
+    return `${pid} gone`;
+  }
+}
+
+/** Wait until none of `pids` is alive; on timeout, say which are and how (`context()` adds more). */
+export async function waitForEnd(pids: number[], what: string, timeoutMs: number, context: () => string = () => ''): Promise<void> {
+  try {
+    await waitFor(() => pids.every((pid) => !pidAlive(pid)), what, timeoutMs);
+  } catch (error) {
+    const alive = pids.filter(pidAlive).map(describeProcess);
+    throw new Error(`${(error as Error).message}; still alive: ${alive.join('; ')}${context()}`, { cause: error });
+  }
 }

@@ -103,17 +103,15 @@ export class TerminalHub extends EventEmitter<HubEvents> {
     this.emit('disposed', ownerId);
   }
 
-  /** Dispose every owner, newest first; failures are collected and reported together. */
+  /**
+   * Dispose every owner at once; failures are collected and reported together. Ending a terminal waits
+   * out a grace between the polite signals and SIGKILL (an interactive bash ignores SIGTERM), so one
+   * after another a host with many terminals took that grace once per terminal to close.
+   */
   async disposeAll(): Promise<void> {
     this.closed = true;
-    const errors: unknown[] = [];
-    for (const id of [...this.owners.keys()].reverse()) {
-      try {
-        await this.dispose(id);
-      } catch (error) {
-        errors.push(error);
-      }
-    }
+    const results = await Promise.allSettled([...this.owners.keys()].map((id) => this.dispose(id)));
+    const errors = results.flatMap((result) => (result.status === 'rejected' ? [result.reason as unknown] : []));
     if (errors.length > 0) throw new AggregateError(errors, `${errors.length} terminal owner(s) failed to dispose`);
   }
 }
