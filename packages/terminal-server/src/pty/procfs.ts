@@ -164,6 +164,15 @@ export const procNow = {
   },
 };
 
+/** A small /proc file's text, or undefined once its process or thread is gone. */
+export async function procText(path: string): Promise<string | undefined> {
+  try {
+    return await procNow.readText(path);
+  } catch {
+    return undefined;
+  }
+}
+
 /** The thread ids of `pid` (its /proc task folder), or undefined once it is gone. */
 export async function threadIds(pid: number): Promise<string[] | undefined> {
   try {

@@ -11,7 +11,7 @@
  * each thread's time on a CPU (/proc/<pid>/task/<tid>/schedstat, nanoseconds); its growth between two
  * looks says whether they worked in between, a state of R or D whether one works now.
  */
-import { procNow, threadIds } from './procfs.ts';
+import { procText, threadIds } from './procfs.ts';
 
 /** A thread that can print nothing now: asleep on a wait, or stopped by a signal or a tracer. */
 const STILL_STATES = new Set(['S', 'T', 't']);
@@ -83,21 +83,13 @@ const NS_PER_TICK = 10_000_000;
 
 /** Whether a thread runs (or waits on I/O) now, and its CPU time so far; undefined once it is gone. */
 async function threadCpu(pid: number, tid: string): Promise<{ running: boolean; cpuNs: number } | undefined> {
-  let stat: string;
-  try {
-    stat = await procNow.readText(`/proc/${pid}/task/${tid}/stat`);
-  } catch {
-    return undefined;
-  }
+  const stat = await procText(`/proc/${pid}/task/${tid}/stat`);
+  if (stat === undefined) return undefined;
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   const running = fields[0] === 'R' || fields[0] === 'D';
-  let cpuNs: number;
-  try {
-    cpuNs = Number((await procNow.readText(`/proc/${pid}/task/${tid}/schedstat`)).split(' ')[0]);
-  } catch {
-    // A kernel without scheduler statistics: the coarser user + system time (fields 14 and 15 of stat).
-    cpuNs = (Number(fields[11]) + Number(fields[12])) * NS_PER_TICK;
-  }
+  const schedstat = await procText(`/proc/${pid}/task/${tid}/schedstat`);
+  // A kernel without scheduler statistics: the coarser user + system time (fields 14 and 15 of stat).
+  const cpuNs = schedstat === undefined ? (Number(fields[11]) + Number(fields[12])) * NS_PER_TICK : Number(schedstat.split(' ')[0]);
   return Number.isFinite(cpuNs) ? { running, cpuNs } : undefined;
 }
 
@@ -108,12 +100,8 @@ export async function contextSwitches(pid: number, tid: string): Promise<number 
 
 /** A thread's scheduler state letter and how many times the kernel has switched it out, or undefined. */
 async function threadStatus(pid: number, tid: string): Promise<{ state: string; switches: number } | undefined> {
-  let text: string;
-  try {
-    text = await procNow.readText(`/proc/${pid}/task/${tid}/status`);
-  } catch {
-    return undefined;
-  }
+  const text = await procText(`/proc/${pid}/task/${tid}/status`);
+  if (text === undefined) return undefined;
   const state = /^State:\s*(\S)/m.exec(text)?.[1];
   const voluntary = /^voluntary_ctxt_switches:\s*(\d+)/m.exec(text)?.[1];
   const involuntary = /^nonvoluntary_ctxt_switches:\s*(\d+)/m.exec(text)?.[1];
