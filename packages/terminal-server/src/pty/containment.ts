@@ -20,6 +20,7 @@ import { readFile, rmdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { sleep } from '../time.ts';
 import { PROCESS_TREE_VARIABLE } from './process-tree.ts';
+import { statFields } from './procfs.ts';
 
 /** What a host gets: `cgroup` (cgroups and the watchdog), `watchdog` (the watchdog alone), `none`. */
 export type ContainmentMode = 'cgroup' | 'watchdog' | 'none';
@@ -199,7 +200,7 @@ async function killCgroup(dir: string): Promise<void> {
 function startTime(pid: number): string {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? '0';
+    return statFields(stat)[19] ?? '0';
   } catch {
     return '0';
   }

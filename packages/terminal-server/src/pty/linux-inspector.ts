@@ -28,6 +28,7 @@ import {
   readProcStat,
   readProcStatSync,
   readTerminalFlags,
+  statFields,
   type TerminalModes,
   threadIds,
 } from './procfs.ts';
@@ -233,7 +234,7 @@ export class LinuxInspector {
     try {
       // A thread that input has already woken is runnable ('R') while it still sits in the syscall.
       const stat = await procNow.readText(`/proc/${pid}/task/${tid}/stat`);
-      if (stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'S') return undefined;
+      if (statFields(stat)[0] !== 'S') return undefined;
       text = (await procNow.readText(`/proc/${pid}/task/${tid}/syscall`)).trim();
     } catch {
       return undefined;

@@ -50,11 +50,19 @@ export function readProcStatSync(pid: number): ProcStat | undefined {
   return parseProcStat(pid, text);
 }
 
+/**
+ * The fields of a /proc stat line after the command name, which may itself hold spaces and parentheses:
+ * [0] is the state (field 3 of proc(5)), [1] the parent (field 4), and so on.
+ */
+export function statFields(text: string): string[] {
+  return text.slice(text.lastIndexOf(')') + 2).split(' ');
+}
+
 function parseProcStat(pid: number, text: string): ProcStat | undefined {
   const open = text.indexOf('(');
   const close = text.lastIndexOf(')');
   if (open < 0 || close < 0) return undefined;
-  const rest = text.slice(close + 2).split(' ');
+  const rest = statFields(text);
   return {
     pid,
     comm: text.slice(open + 1, close),

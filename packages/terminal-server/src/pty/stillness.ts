@@ -11,7 +11,7 @@
  * each thread's time on a CPU (/proc/<pid>/task/<tid>/schedstat, nanoseconds); its growth between two
  * looks says whether they worked in between, a state of R or D whether one works now.
  */
-import { procText, threadIds } from './procfs.ts';
+import { procText, statFields, threadIds } from './procfs.ts';
 
 /** A thread that can print nothing now: asleep on a wait, or stopped by a signal or a tracer. */
 const STILL_STATES = new Set(['S', 'T', 't']);
@@ -85,7 +85,7 @@ const NS_PER_TICK = 10_000_000;
 async function threadCpu(pid: number, tid: string): Promise<{ running: boolean; cpuNs: number } | undefined> {
   const stat = await procText(`/proc/${pid}/task/${tid}/stat`);
   if (stat === undefined) return undefined;
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const fields = statFields(stat);
   const running = fields[0] === 'R' || fields[0] === 'D';
   const schedstat = await procText(`/proc/${pid}/task/${tid}/schedstat`);
   // A kernel without scheduler statistics: the coarser user + system time (fields 14 and 15 of stat).

@@ -17,10 +17,10 @@ export interface CaptureResult {
 }
 
 /** The reachable rows above a capture's start, as they read just before the cursor first moved up. */
-export interface RowsAbove {
+interface RowsAbove {
   /** Absolute row of the first of them (the viewport's top). */
   top: number;
-  /** Their text, trailing blanks dropped; the last is the start row's text before the start column. */
+  /** Their text as `compared` gives it. */
   texts: readonly string[];
 }
 
@@ -43,9 +43,13 @@ export class CaptureHandle {
     return this.above === undefined;
   }
 
-  /** The rows above the start, taken just before the cursor first moves up after it. */
-  takeAbove(above: RowsAbove): void {
-    this.above ??= above;
+  /** Take the rows from `top` (the viewport's top) to the start, as `rowText` reads them now: called just
+   *  before the cursor first moves up after the start; later calls change nothing. */
+  takeAbove(top: number, rowText: (row: number) => string): void {
+    if (this.above) return;
+    const texts: string[] = [];
+    for (let row = top; row <= this.startRow; row++) texts.push(this.compared(row, rowText(row)));
+    this.above = { top, texts };
   }
 
   /** Read the capture, up to `end` (where a prompt began) when given. Nothing is held: a capture is a
@@ -65,10 +69,14 @@ export class CaptureHandle {
       const row = top + i;
       const now = rowText(row);
       if (now === undefined) continue;
-      const was = texts[i]!;
-      const reads = row === this.startRow ? now.slice(0, this.startX).trimEnd() : now;
-      if (reads !== was) return { row, x: 0 };
+      if (this.compared(row, now) !== texts[i]) return { row, x: 0 };
     }
     return { row: this.startRow, x: this.startX };
+  }
+
+  /** A row's text as it is compared: the start row's only before the start column, trailing blanks
+   *  dropped (the emulator drops them from every other row). */
+  private compared(row: number, text: string): string {
+    return row === this.startRow ? text.slice(0, this.startX).trimEnd() : text;
   }
 }

@@ -468,11 +468,7 @@ export class Screen {
   private beforeCursorUp(): void {
     const capture = this.capture;
     if (!capture?.watching || this.terminal.buffer.active.type !== 'normal') return;
-    const top = this.trimmed + this.terminal.buffer.normal.baseY;
-    const texts: string[] = [];
-    for (let row = top; row < capture.startRow; row++) texts.push(this.rowAt(row)?.text ?? '');
-    if (capture.startRow >= top) texts.push((this.rowAt(capture.startRow)?.text ?? '').slice(0, capture.startX).trimEnd());
-    capture.takeAbove({ top, texts });
+    capture.takeAbove(this.trimmed + this.terminal.buffer.normal.baseY, (row) => this.rowAt(row)?.text ?? '');
   }
 
   /** @internal used by CaptureHandle */
