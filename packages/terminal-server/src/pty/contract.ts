@@ -116,6 +116,9 @@ export interface PtyHandle {
   /** undefined when nothing can be inspected (the process is gone). `terminalFlags: false` skips reading
    *  the terminal flags (which costs a process spawn on Linux) when only the wait itself matters. */
   inspectForeground(options?: InspectForegroundOptions): Promise<ForegroundInfo | undefined>;
+  /** Bytes the shell process itself has read so far, from any descriptor (Linux: its thread's rchar); not
+   *  what its children read. Every byte of input its line editor or its `read` builtin took is in it. */
+  bytesRead?(): number | undefined;
   /** Re-inspects the foreground, signals that group and returns its id. Refuses SIGKILL to the shell itself. */
   signalForeground(signal: ForegroundSignal): Promise<number>;
   /** The terminal's INTR character when the line discipline would turn it into SIGINT now (ISIG on), so

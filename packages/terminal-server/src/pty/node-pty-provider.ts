@@ -16,7 +16,7 @@ import {
 } from './contract.ts';
 import { sleep, within } from '../time.ts';
 import { signalFront } from './signal-front.ts';
-import { descendantPids, inspectDarwinForeground, readProcStatSync, sessionProcesses } from './procfs.ts';
+import { descendantPids, inspectDarwinForeground, readCharCount, readProcStatSync, sessionProcesses } from './procfs.ts';
 import { LinuxInspector } from './linux-inspector.ts';
 import { endProcessTree, newProcessTreeMark, PROCESS_TREE_VARIABLE } from './process-tree.ts';
 import { openContainment, type TerminalContainment } from './containment.ts';
@@ -74,6 +74,11 @@ class NodePtyHandle implements PtyHandle {
       return this.inspector.inspect({ ...options, treeMark: { name: PROCESS_TREE_VARIABLE, value: this.treeMark } });
     }
     return inspectDarwinForeground(this.pid);
+  }
+
+  bytesRead(): number | undefined {
+    if (this.exited || process.platform !== 'linux') return undefined;
+    return readCharCount(this.pid);
   }
 
   async interruptCharacter(): Promise<string | undefined> {

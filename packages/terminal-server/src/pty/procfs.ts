@@ -181,6 +181,22 @@ export async function procText(path: string): Promise<string | undefined> {
   }
 }
 
+/**
+ * The bytes thread `tid` of `pid` has taken with read(2) and its kin so far, from any descriptor (`rchar`
+ * in the thread's own /proc io file: unlike the process's, it leaves out what reaped children read).
+ * Undefined when it cannot be read.
+ */
+export function readCharCount(pid: number, tid: number = pid): number | undefined {
+  let text: string;
+  try {
+    text = readFileSync(`/proc/${pid}/task/${tid}/io`, 'utf8');
+  } catch {
+    return undefined;
+  }
+  const match = /^rchar:\s*(\d+)/m.exec(text);
+  return match ? Number(match[1]) : undefined;
+}
+
 /** The thread ids of `pid` (its /proc task folder), or undefined once it is gone. */
 export async function threadIds(pid: number): Promise<string[] | undefined> {
   try {

@@ -14,6 +14,7 @@ import type { Screen } from '../screen/screen.ts';
 import type { ShellMarker } from '../shell/integration.ts';
 import { prepareRestore, runsBash } from '../shell/restore.ts';
 import { type InputVerdict, type ThroughOutputHost, WaitThroughOutput } from './wait-through-output.ts';
+import { TypedAheadLedger } from './typed-ahead.ts';
 import {
   INPUT_DELIVERY_MS,
   type Observation,
@@ -82,6 +83,8 @@ const AFTER_MARK_LOOK_MS = 8;
 /** Looks for the first prompt's line-editor depth: bash reaches its editor within a few of them. */
 const LEARN_STACK_ATTEMPTS = 20;
 const LEARN_STACK_RETRY_MS = 10;
+/** While lines typed ahead are still owed to the shell, looks for them come this often. */
+const TYPED_AHEAD_LOOK_MS = 5;
 
 /** bash itself asleep in its line editor: a wait without timeout that is not a read() (its `read`
  *  builtins block in read() or wait with a timeout). */
@@ -144,9 +147,11 @@ export class CompletionWatch {
   private reportedWait: { dispatch: number; sequence: number } | undefined;
   private lastOutputAt = 0;
   private lastWriteAt = 0;
+  private readonly typedAhead: TypedAheadLedger;
 
   constructor(host: WatchHost) {
     this.host = host;
+    this.typedAhead = new TypedAheadLedger(() => host.handle.bytesRead?.());
     this.throughOutput = new WaitThroughOutput(host, (info) => this.throughOutputVerdict(info));
   }
 
@@ -205,6 +210,7 @@ export class CompletionWatch {
     // Enter submits a line; Ctrl-C at the prompt drops it and bash draws the prompt again.
     if (/[\r\n\x03]/.test(data)) this.lineSubmitted = true;
     this.lastWriteAt = performance.now();
+    this.typedAhead.writing(data, this.lastWriteAt);
   }
 
   /** A new operation that wrote nothing (a send of no text): waits are timed from now. */
@@ -293,6 +299,7 @@ export class CompletionWatch {
       this.schedulePoll(this.host.pollIntervalMs);
       return false;
     }
+    if (!this.typedAheadTaken()) return false;
     this.reportPrompt(observer, mark.dispatch, 'marker', info);
     return true;
   }
@@ -320,6 +327,7 @@ export class CompletionWatch {
     if (!atPrompt(await handle.inspectForeground({ terminalFlags: false }).catch(() => undefined))) return false;
     const again = await this.lookAgain(false);
     if (!atPrompt(again) || this.promptSeen !== seen || this.promptMark || observer.dispatch() !== dispatch) return false;
+    if (!this.typedAheadTaken()) return false;
     this.reportPrompt(observer, dispatch, 'marker', again);
     return true;
   }
@@ -345,6 +353,14 @@ export class CompletionWatch {
     await new Promise((resolve) => setTimeout(resolve, CONFIRM_SETTLE_MS));
     await this.host.atBoundary(() => undefined);
     return this.host.handle.inspectForeground({ terminalFlags }).catch(() => undefined);
+  }
+
+  /** Lines typed ahead that the shell has not read yet hold a prompt back (see typed-ahead.ts); the next
+   *  look comes soon, to see them read. */
+  private typedAheadTaken(): boolean {
+    if (this.typedAhead.taken(performance.now())) return true;
+    this.schedulePoll(TYPED_AHEAD_LOOK_MS);
+    return false;
   }
 
   /** Called with everything read so far parsed (the cursor is where the prompt left it). */
@@ -544,10 +560,14 @@ export class CompletionWatch {
         if (confirmed.evidence === 'marker' && !this.promptMark) return;
         // A new bash in this process: put the hook back, and report the prompt it draws then.
         if (confirmed.evidence === 'kernel' && (await this.restoreIntegration(observer, dispatch))) return;
+        if (!this.typedAheadTaken()) return;
         this.reportPrompt(observer, dispatch, confirmed.evidence, again);
         return;
       }
       if (confirmed.kind === 'input') {
+        // bash's own `read` takes lines typed ahead from the same count; another reader's reads are not
+        // in it until it ends, and the timing rules in evidence.ts stand for them.
+        if (confirmed.wait.shell && !this.typedAheadTaken()) return;
         this.reportedWait = { dispatch, sequence: outputBefore };
         observer.inputWait(dispatch, confirmed.wait);
       }
