@@ -7,19 +7,19 @@ import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import {
-  PROCESS_TREE_VARIABLE,
-  type PtyProvider,
-  createNodePtyProvider,
-  runRead,
-  runReset,
-  runSend,
-  runSignal,
-  utf8Length,
-} from '../src/index.ts';
+import { PROCESS_TREE_VARIABLE, runRead, runReset, runSend, runSignal, utf8Length } from '../src/index.ts';
 import { descendantPids } from '../src/pty/procfs.ts';
 import { markedProcesses } from '../src/pty/process-tree.ts';
-import { makeHub, pidAlive, processesRunning, recordingProvider, sleep, type TestHub, waitFor } from './helpers/engine.ts';
+import {
+  makeHub,
+  overridingProvider,
+  pidAlive,
+  processesRunning,
+  recordingProvider,
+  sleep,
+  type TestHub,
+  waitFor,
+} from './helpers/engine.ts';
 import { useHub } from './helpers/real-programs.ts';
 
 describe('engine: the prompt cannot be forged', () => {
@@ -322,29 +322,17 @@ describe('engine: disposal', () => {
     // signals, so each terminate lasts its whole grace.
     let running = 0;
     let most = 0;
-    const inner = createNodePtyProvider();
-    const provider: PtyProvider = {
-      async spawn(spec) {
-        const handle = await inner.spawn(spec);
-        return new Proxy(handle, {
-          get(target, key) {
-            if (key === 'terminate') {
-              return async () => {
-                running += 1;
-                most = Math.max(most, running);
-                try {
-                  await target.terminate();
-                } finally {
-                  running -= 1;
-                }
-              };
-            }
-            const value: unknown = Reflect.get(target, key, target);
-            return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
-          },
-        });
+    const provider = overridingProvider((handle) => ({
+      async terminate() {
+        running += 1;
+        most = Math.max(most, running);
+        try {
+          await handle.terminate();
+        } finally {
+          running -= 1;
+        }
       },
-    };
+    }));
     const t = makeHub({ disposeGraceMs: 1000 }, provider);
     const ids = ['all-1', 'all-2', 'all-3', 'all-4'];
     for (const id of ids) {

@@ -6,8 +6,9 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { createNodePtyProvider, type PtyHandle, type PtyProvider } from '../src/index.ts';
+import type { PtyProvider } from '../src/index.ts';
 import { TYPED_AHEAD_GRACE_MS, TypedAheadLedger } from '../src/terminal/typed-ahead.ts';
+import { overridingProvider } from './helpers/engine.ts';
 import { useHub } from './helpers/real-programs.ts';
 
 function ledgerAt(start: number) {
@@ -64,27 +65,15 @@ describe('typed-ahead ledger', () => {
 /** Real bash on a PTY whose multi-line writes arrive in two parts: the first line now, the rest
  *  `lateMs` later (the hand-over the kernel's worker was seen to make under load). */
 function lateHandOverProvider(lateMs: number): PtyProvider {
-  const inner = createNodePtyProvider();
-  return {
-    async spawn(spec) {
-      const handle = await inner.spawn(spec);
-      return new Proxy(handle, {
-        get(target, key) {
-          if (key === 'write') {
-            return (data: string) => {
-              const cut = data.search(/[\r\n]/) + 1;
-              if (cut <= 0 || cut === data.length) return target.write(data);
-              const late = data.slice(cut);
-              setTimeout(() => void target.write(late), lateMs);
-              return target.write(data.slice(0, cut));
-            };
-          }
-          const value: unknown = Reflect.get(target, key, target);
-          return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
-        },
-      }) satisfies PtyHandle;
+  return overridingProvider((handle) => ({
+    write(data: string) {
+      const cut = data.search(/[\r\n]/) + 1;
+      if (cut <= 0 || cut === data.length) return handle.write(data);
+      const late = data.slice(cut);
+      setTimeout(() => void handle.write(late), lateMs);
+      return handle.write(data.slice(0, cut));
     },
-  };
+  }));
 }
 
 describe('engine: lines typed ahead that reach bash late', () => {

@@ -182,14 +182,14 @@ export async function procText(path: string): Promise<string | undefined> {
 }
 
 /**
- * The bytes thread `tid` of `pid` has taken with read(2) and its kin so far, from any descriptor (`rchar`
- * in the thread's own /proc io file: unlike the process's, it leaves out what reaped children read).
- * Undefined when it cannot be read.
+ * The bytes the main thread of `pid` has taken with read(2) and its kin so far, from any descriptor
+ * (`rchar` in the thread's own /proc io file: unlike the process's, it leaves out what reaped children
+ * read). Undefined when it cannot be read.
  */
-export function readCharCount(pid: number, tid: number = pid): number | undefined {
+export function readCharCount(pid: number): number | undefined {
   let text: string;
   try {
-    text = readFileSync(`/proc/${pid}/task/${tid}/io`, 'utf8');
+    text = readFileSync(`/proc/${pid}/task/${pid}/io`, 'utf8');
   } catch {
     return undefined;
   }

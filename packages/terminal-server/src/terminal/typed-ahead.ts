@@ -15,6 +15,7 @@
  * ahead. So a shortfall that stands still (no byte read by bash) for TYPED_AHEAD_GRACE_MS no longer holds
  * a prompt back.
  */
+import { utf8Length } from '../utf8.ts';
 
 /** How long a shortfall that no longer moves holds a prompt back: input the kernel or a program threw
  *  away never arrives, while a hand-over the worker runs late usually comes well within this. */
@@ -52,7 +53,7 @@ export class TypedAheadLedger {
       this.pending = undefined;
       return;
     }
-    const bytes = Buffer.byteLength(data, 'utf8');
+    const bytes = utf8Length(data);
     if (this.pending) {
       this.pending.bytes += bytes;
       return;

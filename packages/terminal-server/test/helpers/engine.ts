@@ -43,6 +43,27 @@ export function waitFor<T>(check: () => T | Promise<T>, what: string, timeoutMs 
   return poll(check, what, timeoutMs, 10);
 }
 
+/** Real PTYs whose handles answer with `overrides(handle)` where it has a member, and as the real handle
+ *  everywhere else (optional members included): one behaviour changed, the rest untouched. */
+export function overridingProvider(
+  overrides: (handle: PtyHandle) => Partial<PtyHandle>,
+  inner: PtyProvider = createNodePtyProvider(),
+): PtyProvider {
+  return {
+    async spawn(spec) {
+      const handle = await inner.spawn(spec);
+      const changed = overrides(handle);
+      return new Proxy(handle, {
+        get(target, key) {
+          if (Object.hasOwn(changed, key)) return changed[key as keyof PtyHandle];
+          const value: unknown = Reflect.get(target, key, target);
+          return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+        },
+      });
+    },
+  };
+}
+
 /** A provider that records everything written to each PTY (to see what reached it). */
 export function recordingProvider(inner: PtyProvider = createNodePtyProvider()): PtyProvider & { writes: string[] } {
   const writes: string[] = [];
