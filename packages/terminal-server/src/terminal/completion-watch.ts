@@ -299,7 +299,7 @@ export class CompletionWatch {
       this.schedulePoll(this.host.pollIntervalMs);
       return false;
     }
-    if (!this.typedAheadTaken()) return false;
+    if (!(await this.typedAheadSettled())) return false;
     this.reportPrompt(observer, mark.dispatch, 'marker', info);
     return true;
   }
@@ -327,7 +327,7 @@ export class CompletionWatch {
     if (!atPrompt(await handle.inspectForeground({ terminalFlags: false }).catch(() => undefined))) return false;
     const again = await this.lookAgain(false);
     if (!atPrompt(again) || this.promptSeen !== seen || this.promptMark || observer.dispatch() !== dispatch) return false;
-    if (!this.typedAheadTaken()) return false;
+    if (!(await this.typedAheadSettled())) return false;
     this.reportPrompt(observer, dispatch, 'marker', again);
     return true;
   }
@@ -355,10 +355,30 @@ export class CompletionWatch {
     return this.host.handle.inspectForeground({ terminalFlags }).catch(() => undefined);
   }
 
-  /** Lines typed ahead that the shell has not read yet hold a prompt back (see typed-ahead.ts); the next
-   *  look comes soon, to see them read. */
-  private typedAheadTaken(): boolean {
-    if (this.typedAhead.taken(performance.now())) return true;
+  /**
+   * Lines typed ahead hold back a prompt, or bash's own read, until bash has read them (typed-ahead.ts).
+   * Once it has, it may have read the last of them after drawing the prompt being judged, and what it
+   * printed since may still be unread. bash asleep reading the terminal now has printed all it will
+   * before that sleep; a look after the output has had its turn settles it: no new output, nothing stale.
+   */
+  private async typedAheadSettled(): Promise<boolean> {
+    const verdict = this.typedAhead.look(performance.now());
+    if (verdict === 'clear') return true;
+    if (verdict === 'read') {
+      const { handle, pid } = this.host;
+      const sequence = this.host.sequence();
+      const info = await handle.inspectForeground({ terminalFlags: false }).catch(() => undefined);
+      this.noteImage(info);
+      if (info?.inputWaiting && (info.inputProcessId ?? pid) === pid && info.processGroupId === pid) {
+        await new Promise((resolve) => setTimeout(resolve, CONFIRM_SETTLE_MS));
+        await this.host.atBoundary(() => undefined);
+        // Reading held back behind a parse that lags: the rest may still wait in the terminal.
+        if (this.host.sequence() === sequence && !this.host.readingPaused()) {
+          this.typedAhead.confirmed();
+          return true;
+        }
+      }
+    }
     this.schedulePoll(TYPED_AHEAD_LOOK_MS);
     return false;
   }
@@ -560,14 +580,14 @@ export class CompletionWatch {
         if (confirmed.evidence === 'marker' && !this.promptMark) return;
         // A new bash in this process: put the hook back, and report the prompt it draws then.
         if (confirmed.evidence === 'kernel' && (await this.restoreIntegration(observer, dispatch))) return;
-        if (!this.typedAheadTaken()) return;
+        if (!(await this.typedAheadSettled())) return;
         this.reportPrompt(observer, dispatch, confirmed.evidence, again);
         return;
       }
       if (confirmed.kind === 'input') {
         // bash's own `read` takes lines typed ahead from the same count; another reader's reads are not
         // in it until it ends, and the timing rules in evidence.ts stand for them.
-        if (confirmed.wait.shell && !this.typedAheadTaken()) return;
+        if (confirmed.wait.shell && !(await this.typedAheadSettled())) return;
         this.reportedWait = { dispatch, sequence: outputBefore };
         observer.inputWait(dispatch, confirmed.wait);
       }

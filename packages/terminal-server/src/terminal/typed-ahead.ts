@@ -38,9 +38,18 @@ interface Shortfall {
   movedAt: number;
 }
 
+/**
+ * clear: nothing typed ahead is owed. owed: bash has not read all of it. read: it has, but possibly after
+ * the prompt a look is judging, and what it printed since may not have been read from the terminal yet;
+ * until a look confirms a prompt with no output in flight, every prompt needs that confirmation.
+ */
+type LedgerState = { kind: 'clear' } | ({ kind: 'owed' } & Shortfall) | { kind: 'read' };
+
+export type TypedAheadVerdict = LedgerState['kind'];
+
 export class TypedAheadLedger {
   private readonly count: () => number | undefined;
-  private pending: Shortfall | undefined;
+  private state: LedgerState = { kind: 'clear' };
 
   /** `count`: the bytes the shell itself has read so far (undefined: unknown). */
   constructor(count: () => number | undefined) {
@@ -50,36 +59,34 @@ export class TypedAheadLedger {
   /** Called just before `data` goes to the terminal. */
   writing(data: string, now: number): void {
     if (LINE_DISCIPLINE_CONTROL.test(data)) {
-      this.pending = undefined;
+      this.state = { kind: 'clear' };
       return;
     }
     const bytes = utf8Length(data);
-    if (this.pending) {
-      this.pending.bytes += bytes;
+    if (this.state.kind === 'owed') {
+      this.state.bytes += bytes;
       return;
     }
-    if (!LINES_AHEAD.test(data)) return;
-    const before = this.count();
-    if (before !== undefined) this.pending = { before, bytes, seen: before, movedAt: now };
+    const before = LINES_AHEAD.test(data) ? this.count() : undefined;
+    this.state = before === undefined ? { kind: 'clear' } : { kind: 'owed', before, bytes, seen: before, movedAt: now };
   }
 
-  /** Whether everything typed ahead has been read, or the shortfall has stood still past the grace. */
-  taken(now: number): boolean {
-    const pending = this.pending;
-    if (!pending) return true;
+  /** Where the lines typed ahead stand now. A shortfall that stood still past the grace is let go. */
+  look(now: number): TypedAheadVerdict {
+    const state = this.state;
+    if (state.kind !== 'owed') return state.kind;
     const read = this.count();
-    if (read === undefined || read - pending.before >= pending.bytes) {
-      this.pending = undefined;
-      return true;
-    }
-    if (read !== pending.seen) {
-      pending.seen = read;
-      pending.movedAt = now;
-    }
-    if (now - pending.movedAt >= TYPED_AHEAD_GRACE_MS) {
-      this.pending = undefined;
-      return true;
-    }
-    return false;
+    if (read === undefined) this.state = { kind: 'clear' };
+    else if (read - state.before >= state.bytes) this.state = { kind: 'read' };
+    else if (read !== state.seen) {
+      state.seen = read;
+      state.movedAt = now;
+    } else if (now - state.movedAt >= TYPED_AHEAD_GRACE_MS) this.state = { kind: 'clear' };
+    return this.state.kind;
+  }
+
+  /** A prompt was confirmed with no output in flight after everything typed ahead was read. */
+  confirmed(): void {
+    if (this.state.kind === 'read') this.state = { kind: 'clear' };
   }
 }
