@@ -118,6 +118,8 @@ describe('cards', () => {
     assert.equal(waitNote({ waitReason: 'prompt' }), undefined);
     const busy = { waitReason: 'stdin_read', inputWait: { command: 'python3', secret: false, processGroupId: 5, busy: true } };
     assert.equal(waitNote(busy), '[python3 is waiting for input, still working]');
+    const typed = { waitReason: 'stdin_read', inputWait: { command: 'bash', secret: false, processGroupId: 5, unsubmitted: true } };
+    assert.equal(waitNote(typed), '[the typed line waits at the prompt, not yet submitted]');
   });
 
   it('signal is a terminal card too; read and reset get compact cards of their own (the screen, the new generation)', () => {

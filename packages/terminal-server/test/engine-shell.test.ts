@@ -57,6 +57,36 @@ describe('engine: commands at the prompt', () => {
     assert.equal(many.queueStatus, 'ready');
   });
 
+  it('text typed without Enter: bash waits for the rest of its line (unsubmitted), and Enter runs it', async () => {
+    const typed = await send('echo typed-then-run', false);
+    assert.equal(typed.waitReason, 'stdin_read');
+    assert.deepEqual(typed.inputWait, {
+      command: 'bash',
+      secret: false,
+      processGroupId: typed.inputWait?.processGroupId,
+      unsubmitted: true,
+    });
+    assert.equal(typed.output, 'echo typed-then-run');
+    // Waiting for what runs: nothing does, the line is still open.
+    const waited = await send('', false);
+    assert.equal(waited.waitReason, 'stdin_read');
+    assert.equal(waited.inputWait?.unsubmitted, true);
+    const completed = await send(' && echo $((6 * 7))\t', false);
+    assert.equal(completed.inputWait?.unsubmitted, true, 'a Tab at the prompt is still a line being typed');
+    const ran = await send('');
+    assert.equal(ran.waitReason, 'prompt');
+    assert.equal(ran.exitCode, 0);
+    assert.match(ran.output, /\ntyped-then-run\n42$/);
+    // Lines run, and the last one is left typed: the send ends at the wait for it, after the lines ran.
+    const mixed = await send('sleep 0.3; echo ran-first\necho left-typed', false);
+    assert.equal(mixed.waitReason, 'stdin_read');
+    assert.equal(mixed.inputWait?.unsubmitted, true);
+    assert.match(mixed.output, /\nran-first\n.*echo left-typed$/s);
+    const dropped = await send('\x03', false);
+    assert.equal(dropped.waitReason, 'prompt', 'Ctrl-C drops the line: a fresh prompt');
+    assert.equal((await send('echo after')).output, 'echo after\nafter');
+  });
+
   it('a background job that never stops printing does not hold the line that started it', async () => {
     // The job prints from its first moment, every few milliseconds, so the prompt mark is seldom the last
     // thing drawn for long: bash asleep in its line editor at its prompt's depth, after the mark, says the

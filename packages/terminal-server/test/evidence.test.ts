@@ -31,7 +31,7 @@ function observe(
     shellPid: SHELL,
     waitsKnown: true,
     front,
-    marks: { prompt: false, commandRunning: false, lineSubmitted: true, ...marks },
+    marks: { prompt: false, commandRunning: false, lineSubmitted: true, lineOpen: false, ...marks },
     sinceWriteMs: 600,
     quietMs: 500,
     waitSeenMs: 0,
@@ -96,9 +96,24 @@ const rows: Array<[string, Observation, Expect]> = [
     'input',
   ],
   [
-    'no mark, bash idle, but nothing submitted: a person is still typing',
+    'no mark, bash idle, nothing written since its prompt was reported: no new prompt',
     observe(lineEditor, { quietMs: 5000 }, { lineSubmitted: false }),
     'undecided',
+  ],
+  [
+    'text typed at the prompt without Enter: bash waits for the rest of the line',
+    observe(lineEditor, {}, { lineSubmitted: false, lineOpen: true, promptStack: PROMPT_STACK }),
+    'input',
+  ],
+  [
+    'lines run, then a last one typed without Enter: a wait, not the prompt',
+    observe(lineEditor, {}, { lineOpen: true, commandRunning: true, promptStack: PROMPT_STACK }),
+    'input',
+  ],
+  [
+    "a line open inside read -e is that read's wait",
+    observe({ ...lineEditor, inputStack: '0x7ffc9293ea30' }, {}, { lineOpen: true, promptStack: PROMPT_STACK }),
+    'input',
   ],
   [
     'the hook was removed mid-command: the depth says prompt',
@@ -293,6 +308,15 @@ describe('evidence rules', () => {
       assert.equal(describeVerdict(judge(observation)), expected);
     });
   }
+
+  it('only a line open at the prompt itself is marked unsubmitted', () => {
+    const open = judge(observe(lineEditor, {}, { lineOpen: true, promptStack: PROMPT_STACK }));
+    assert.ok(open.kind === 'input' && open.wait.unsubmitted === true && open.wait.shell);
+    const deeper = judge(observe({ ...lineEditor, inputStack: '0x7ffc9293ea30' }, {}, { lineOpen: true, promptStack: PROMPT_STACK }));
+    assert.ok(deeper.kind === 'input' && deeper.wait.unsubmitted === undefined);
+    const marked = judge(observe(lineEditor, {}, { prompt: true, lineOpen: true, promptStack: PROMPT_STACK }));
+    assert.equal(marked.kind, 'prompt', 'a pristine mark (the line was erased back to it) is the prompt');
+  });
 
   it('an undecided verdict says when to look again, never later than the rule needs', () => {
     const v = judge(observe(lineEditor, { quietMs: 40 }));

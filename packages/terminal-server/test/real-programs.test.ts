@@ -107,6 +107,22 @@ describe('class 2: the prompt is found however the shell changes', () => {
     assert.match((await send('echo next')).output, /^echo next\nnext$/);
   });
 
+  it('a person typing at a marked prompt keeps the lease, and no program is said to wait', async () => {
+    const owner = hub().hub.acquire('person-typing');
+    await runSend(hub().hub, 'person-typing', { text: 'true' });
+    const lease = await owner.beginHuman('echo half-');
+    await lease.granted;
+    let settled = false;
+    void lease.result.then(() => (settled = true));
+    await lease.input('typed');
+    await sleep(400);
+    assert.equal(settled, false, 'the half-typed line did not end the lease');
+    assert.equal(owner.state().inputWait, null, 'bash at its prompt with a line being typed is not a program waiting');
+    await lease.input('\r');
+    assert.equal((await lease.result).waitReason, 'prompt');
+    assert.match((await runSend(hub().hub, 'person-typing', { text: 'echo next' })).output, /^echo next\nnext$/);
+  });
+
   it('exec bash: the new shell is found at its prompt, its hook restored unseen, and the queue keeps working', async () => {
     const r = await send('exec bash');
     assert.equal(r.waitReason, 'prompt');

@@ -40,11 +40,12 @@ const str = (value: unknown): string | undefined => (typeof value === 'string' ?
 
 /** Why a send or signal returned, when it was not the prompt (shown as the output's last line). */
 export function waitNote(result: Result): string | undefined {
-  const wait = result['inputWait'] as { command?: unknown; secret?: unknown; busy?: unknown } | undefined;
+  const wait = result['inputWait'] as { command?: unknown; secret?: unknown; busy?: unknown; unsubmitted?: unknown } | undefined;
   switch (result['waitReason']) {
     case 'prompt':
       return undefined;
     case 'stdin_read': {
+      if (wait?.unsubmitted === true) return '[the typed line waits at the prompt, not yet submitted]';
       const who = str(wait?.command);
       const what = wait?.secret === true ? 'a password' : 'input';
       // Still computing in another thread: it reads input, but more output may come.

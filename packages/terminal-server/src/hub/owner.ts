@@ -234,7 +234,8 @@ export class OwnerTerminal extends EventEmitter<OwnerEvents> {
         if (holder.kind === 'human') {
           // The program consumed what the human typed: the human's input allowance starts over.
           if (holder.payload.kind === 'human' && dispatch === holder.dispatch) holder.payload.inputBytes = 0;
-          this.setInputWait(wait);
+          // A person typing at the prompt, the line not yet submitted, is no program waiting.
+          if (!wait.unsubmitted) this.setInputWait(wait);
           return;
         }
         this.setInputWait(wait);

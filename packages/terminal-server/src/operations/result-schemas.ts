@@ -72,6 +72,11 @@ const CAPTURE_PROPERTIES = {
         description:
           'The program kept computing in another thread while it read: it takes input, but more output may come (send text "" with submit false to wait for it).',
       },
+      unsubmitted: {
+        type: 'boolean',
+        enum: [true],
+        description: 'bash is at its prompt with text typed on its line but not submitted: text "" runs the line.',
+      },
     },
     required: ['command', 'secret', 'processGroupId'],
     description: 'The program that waits for input (waitReason stdin_read); secret: a password prompt.',

@@ -56,6 +56,9 @@ export interface SendResult extends BaseResult {
     /** The program kept working beside its reader (another thread computing) for 5 s: it reads input, but
      *  output may still come (a send of no text waits for it). */
     busy?: true;
+    /** bash waits at its prompt with text typed on its line but not submitted (a send with submit false):
+     *  the command before it is over; Enter runs the line. */
+    unsubmitted?: true;
   };
   /** Rows of the screen left out of viewport because output holds them (viewport-compact.ts). */
   viewportOmitted?: ViewportOmission;
@@ -142,7 +145,7 @@ const OMITTED_ROWS =
 
 /** Tool descriptions that teach the model the rules. */
 export const TOOL_DESCRIPTIONS: Record<ToolName, string> = {
-  shared_terminal_send: `Type text into this agent's shared terminal (Enter is added unless submit is false) and wait until bash is back at its prompt, a program waits for input (waitReason stdin_read; inputWait.secret means a password prompt: let the human type it), the human takes over (human_handoff), the shell exits, or the deadline passes (timeout: SIGINT was sent, which does not prove the command ended). For a command that may run longer than 30 s (installs, builds, test suites), pass timeoutMs, e.g. 600000, instead of letting the deadline interrupt it. exitCode is absent when promptEvidence is kernel (the prompt was seen without the shell's hook, e.g. right after exec bash). In a nested terminal (tmux, screen, script, ssh) inputWait.relay names it and inputWait.command what waits inside; inputWait.uncertain means the inside cannot be seen (ssh): only quiet output says it waits. inputWait.busy means the program also kept computing in another thread: it takes input, but more output may come. Text "" with submit false types nothing and waits for what runs (it returns at once at an idle prompt): use it to wait for a busy program. ${COMMON_RULES} After human_handoff, never answer behind the human: wait for the notice that the human finished, then call shared_terminal_read before sending more. Prefer your normal shell tool for one-shot commands. ${OMITTED_ROWS}`,
+  shared_terminal_send: `Type text into this agent's shared terminal (Enter is added unless submit is false) and wait until bash is back at its prompt, a program waits for input (waitReason stdin_read; inputWait.secret means a password prompt: let the human type it), the human takes over (human_handoff), the shell exits, or the deadline passes (timeout: SIGINT was sent, which does not prove the command ended). For a command that may run longer than 30 s (installs, builds, test suites), pass timeoutMs, e.g. 600000, instead of letting the deadline interrupt it. exitCode is absent when promptEvidence is kernel (the prompt was seen without the shell's hook, e.g. right after exec bash). In a nested terminal (tmux, screen, script, ssh) inputWait.relay names it and inputWait.command what waits inside; inputWait.uncertain means the inside cannot be seen (ssh): only quiet output says it waits. inputWait.busy means the program also kept computing in another thread: it takes input, but more output may come. inputWait.unsubmitted means bash is at its prompt with text typed on its line but not submitted (submit false, Tab completion): text "" runs that line, Ctrl-U (\u0015 with submit false) clears it. Text "" with submit false types nothing and waits for what runs (it returns at once at an idle prompt): use it to wait for a busy program. ${COMMON_RULES} After human_handoff, never answer behind the human: wait for the notice that the human finished, then call shared_terminal_read before sending more. Prefer your normal shell tool for one-shot commands. ${OMITTED_ROWS}`,
   shared_terminal_read: `Read the shared terminal without taking the queue: the viewport, the cursor, and a page of history counted from the newest line (offset skips lines, count takes older ones; lineBegin inclusive, lineEnd exclusive). Call it first after a notice that the human finished an interaction. ${COMMON_RULES}`,
   shared_terminal_signal: `Queue a signal (SIGINT, SIGTERM, SIGKILL, SIGTSTP, SIGHUP) for the terminal's current foreground process group, re-checked at delivery. SIGKILL to the shell itself is refused: use shared_terminal_reset. ${OMITTED_ROWS} ${COMMON_RULES}`,
   shared_terminal_reset: `Queue a reset: end the terminal's whole process tree and start a new bash (the next generation). All shell state (cwd, variables, running programs) is lost. Use it after "queue is blocked until reset" or when the shell exited. ${COMMON_RULES}`,
@@ -282,6 +285,7 @@ function describeWait(wait: InputWait | undefined): SendResult['inputWait'] {
     if (wait.command !== undefined) described.relay = wait.command;
   } else if (wait.relay?.program !== undefined) described.relay = wait.relay.program;
   if (wait.busy) described.busy = true;
+  if (wait.unsubmitted) described.unsubmitted = true;
   return described;
 }
 

@@ -86,6 +86,12 @@ const LEARN_STACK_RETRY_MS = 10;
 /** While lines typed ahead are still owed to the shell, looks for them come this often. */
 const TYPED_AHEAD_LOOK_MS = 5;
 
+/** Where the last CR, LF or Ctrl-C of `data` is (-1: none): each ends the line being edited, submitted or
+ *  dropped; text after the last one is a line still open. */
+function lastLineEnd(data: string): number {
+  return Math.max(data.lastIndexOf('\r'), data.lastIndexOf('\n'), data.lastIndexOf('\x03'));
+}
+
 /** bash itself asleep in its line editor: a wait without timeout that is not a read() (its `read`
  *  builtins block in read() or wait with a timeout). */
 function isLineEditor(info: ForegroundInfo, shellPid: number): boolean {
@@ -120,6 +126,8 @@ export class CompletionWatch {
   private commandRunning = false;
   /** A CR or LF was written since the last prompt was reported (see evidence.ts). */
   private lineSubmitted = false;
+  /** Text was written after the last CR, LF or Ctrl-C: the line bash edits holds input not submitted. */
+  private lineOpen = false;
   /** The last prompt reported, as drawn on its row (PS1 rendered). */
   private lastPromptText: string | undefined;
   /** The stack depth of bash's line editor at a prompt reported in this program image (see evidence.ts). */
@@ -208,7 +216,10 @@ export class CompletionWatch {
     this.seenWait = undefined;
     this.siblingsWorkedAt = undefined;
     // Enter submits a line; Ctrl-C at the prompt drops it and bash draws the prompt again.
-    if (/[\r\n\x03]/.test(data)) this.lineSubmitted = true;
+    const lineEnd = lastLineEnd(data);
+    if (lineEnd >= 0) this.lineSubmitted = true;
+    if (lineEnd < data.length - 1) this.lineOpen = true;
+    else if (lineEnd >= 0) this.lineOpen = false;
     this.lastWriteAt = performance.now();
     this.typedAhead.writing(data, this.lastWriteAt);
   }
@@ -317,8 +328,9 @@ export class CompletionWatch {
     const seen = this.promptSeen;
     const stack = this.promptStack;
     const now = performance.now();
-    if (!seen || stack === undefined || now - this.lastWriteAt < WRITE_SETTLE_MS || now - this.lastAfterMarkLook < AFTER_MARK_LOOK_MS)
-      return false;
+    // A line typed after the prompt and not submitted: bash waits for the rest of it (evidence.ts).
+    if (this.lineOpen || !seen || stack === undefined) return false;
+    if (now - this.lastWriteAt < WRITE_SETTLE_MS || now - this.lastAfterMarkLook < AFTER_MARK_LOOK_MS) return false;
     this.lastAfterMarkLook = now;
     const atPrompt = (info: ForegroundInfo | undefined) => {
       this.noteImage(info);
@@ -339,7 +351,8 @@ export class CompletionWatch {
    */
   async atPrompt(): Promise<boolean> {
     const { handle, pid } = this.host;
-    if (handle.inputWaitDetection !== true) return false;
+    // A line typed and not submitted: bash waits for the rest of it, which the poll reports.
+    if (handle.inputWaitDetection !== true || this.lineOpen) return false;
     const mark = this.promptMark;
     const info = await handle.inspectForeground({ terminalFlags: false }).catch(() => undefined);
     this.noteImage(info);
@@ -393,6 +406,8 @@ export class CompletionWatch {
     const { screen } = this.host;
     if (info?.inputStack !== undefined && isLineEditor(info, this.host.pid)) this.promptStack = info.inputStack;
     this.lineSubmitted = false;
+    // A prompt is reported with nothing typed on its line (its mark's cursor stands, or lineOpen was false).
+    this.lineOpen = false;
     this.promptSeen = undefined;
     const status = this.lastStatus;
     let start = this.promptStart;
@@ -526,6 +541,7 @@ export class CompletionWatch {
         commandRunning: this.commandRunning,
         promptStack: this.promptStack,
         lineSubmitted: this.lineSubmitted,
+        lineOpen: this.lineOpen,
       },
       sinceWriteMs: now - this.lastWriteAt,
       // Through output, the group's stillness stands for quiet (wait-through-output.ts).

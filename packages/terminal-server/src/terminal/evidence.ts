@@ -57,6 +57,9 @@ export interface ShellMarks {
   /** A line was submitted (a CR or LF written) or dropped (Ctrl-C) since the last prompt was reported.
    *  Without one, bash idle in its line editor is a person still typing at the prompt, not a prompt. */
   lineSubmitted: boolean;
+  /** Text was written after the last line break (a send with submit false, a recalled history line): bash's
+   *  line editor holds a line nobody has submitted yet. */
+  lineOpen: boolean;
 }
 
 export interface Observation {
@@ -105,6 +108,9 @@ export interface WaitFacts {
   /** The program in front relays to a terminal of its own: `inside` names what waits there, or the wait
    *  inside cannot be seen ('unknown': ssh to another machine, a tmux server started elsewhere). */
   relay?: { program: string | undefined; inside: string | undefined } | 'unknown';
+  /** bash waits at its own prompt with a typed line not yet submitted: it waits for the rest of that line,
+   *  so the command before it is over, but the prompt is not a fresh one. */
+  unsubmitted?: true;
 }
 
 export type Verdict =
@@ -190,7 +196,7 @@ function judgeShell(o: Observation, front: ForegroundInfo): Verdict {
   if (stack !== undefined && front.inputStack !== undefined) {
     // The depth of the wait decides, whatever marks were lost on the way (the hook unset mid-command).
     if (front.inputStack !== stack) return { kind: 'input', wait };
-    return unmarkedPrompt(o);
+    return unmarkedPrompt(o, wait);
   }
   if (o.marks.commandRunning) {
     // Without the depth, the line editor after a started command line is `read -e`, or the prompt whose
@@ -198,12 +204,16 @@ function judgeShell(o: Observation, front: ForegroundInfo): Verdict {
     if (o.quietMs < UNMARKED_PROMPT_QUIET_MS) return undecided(UNMARKED_PROMPT_QUIET_MS - o.quietMs);
     return { kind: 'input', wait };
   }
-  return unmarkedPrompt(o);
+  return unmarkedPrompt(o, wait);
 }
 
-/** No mark says a command runs (the shell exec'd, or its hook was removed): bash idle in its line editor
- *  is taken for its prompt once the terminal has been quiet long enough. */
-function unmarkedPrompt(o: Observation): Verdict {
+/** No mark says a command runs (the shell exec'd, or its hook was removed), or typed text moved the cursor
+ *  past the prompt's mark: bash idle in its line editor at the depth of its prompt. With a line typed and
+ *  not submitted it waits for the rest of that line (the typing reached it: the checks before judgeShell
+ *  saw its echo, or gave it INPUT_DELIVERY_MS); otherwise it is taken for its prompt once the terminal has
+ *  been quiet long enough. */
+function unmarkedPrompt(o: Observation, wait: WaitFacts): Verdict {
+  if (o.marks.lineOpen) return { kind: 'input', wait: { ...wait, unsubmitted: true } };
   // Without a mark, only output after the write shows bash read the line (it echoes what it reads).
   if (!o.marks.lineSubmitted || !tookInput(o)) return undecided();
   if (o.quietMs < UNMARKED_PROMPT_QUIET_MS) return undecided(UNMARKED_PROMPT_QUIET_MS - o.quietMs);
