@@ -502,3 +502,19 @@ describe('class 5: a marker counts once', () => {
     assert.doesNotMatch(r.output, /633;B;[A-Za-z0-9_-]{20,}/);
   });
 });
+
+describe("a person's input allowance at the prompt", () => {
+  const { hub } = useHub('allowance', { maxInputBytes: 64 });
+
+  it('a line typed at the prompt keeps counting until Enter, however slowly it is typed', async () => {
+    await runSend(hub().hub, 'allowance', { text: 'true' });
+    const owner = hub().hub.acquire('allowance');
+    const lease = await owner.beginHuman('echo ');
+    await lease.granted;
+    await lease.input('a'.repeat(30));
+    await sleep(300); // bash has read every key, and the line is still open
+    await assert.rejects(lease.input('b'.repeat(30)), (error: Error & { code?: string }) => error.code === 'input-limit');
+    await lease.input('\r');
+    assert.equal((await lease.result).waitReason, 'prompt');
+  });
+});

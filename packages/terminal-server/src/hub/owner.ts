@@ -232,10 +232,12 @@ export class OwnerTerminal extends EventEmitter<OwnerEvents> {
         const holder = this.queue.holder;
         if (!holder) return;
         if (holder.kind === 'human') {
+          // A person typing at the prompt: the line is still being edited, not taken by a program, so it
+          // keeps counting against the allowance, and no program is shown waiting.
+          if (wait.unsubmitted) return;
           // The program consumed what the human typed: the human's input allowance starts over.
           if (holder.payload.kind === 'human' && dispatch === holder.dispatch) holder.payload.inputBytes = 0;
-          // A person typing at the prompt, the line not yet submitted, is no program waiting.
-          if (!wait.unsubmitted) this.setInputWait(wait);
+          this.setInputWait(wait);
           return;
         }
         this.setInputWait(wait);
