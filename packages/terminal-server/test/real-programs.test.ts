@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { describe, it } from 'node:test';
-import { runRead, runSend, type SendResult } from '../src/index.ts';
+import { runRead, runSend, runSignal, type SendResult } from '../src/index.ts';
 import { sleep } from './helpers/engine.ts';
 import { requirePrograms, useHub } from './helpers/real-programs.ts';
 
@@ -287,7 +287,7 @@ describe('class 3: a program that redraws and never reads is not waiting', () =>
 });
 
 describe('class 4: no false waits', () => {
-  const { send } = useHub('false-waits');
+  const { send, hub } = useHub('false-waits');
 
   it('vim after :wq (it asks the terminal its colours while exiting) returns at the prompt', async () => {
     requirePrograms('vim');
@@ -298,6 +298,28 @@ describe('class 4: no false waits', () => {
     assert.equal(written.exitCode, 0);
     assert.equal(written.output, '');
     assert.match((await send('cat note.txt')).output, /hello from vim$/);
+  });
+
+  it('vim killed leaves the alternate screen in front: each later output still runs from its command to its prompt', async () => {
+    requirePrograms('vim');
+    assert.equal((await send('vim -N -u NONE -i NONE -n killed.txt')).waitReason, 'stdin_read');
+    const killed = await runSignal(hub().hub, 'false-waits', { signal: 'SIGKILL' });
+    assert.equal(killed.waitReason, 'prompt', 'the wait of the killed vim does not count');
+    assert.equal(killed.output, 'Killed');
+    const echo = await send('echo hi');
+    assert.equal(echo.output, 'echo hi\nhi', 'not the whole screen vim left');
+    assert.equal((await send('seq 1 60 | tail -n 3')).output, 'seq 1 60 | tail -n 3\n58\n59\n60');
+    assert.equal((await send("printf 'a\\nb'")).output, "printf 'a\\nb'\na\nb", 'the end cut where the prompt began');
+    // More than a screen: the start scrolled off a screen that keeps no history.
+    const long = await send('seq 1 100');
+    assert.match(long.output, /\n99\n100$/);
+    assert.doesNotMatch(long.output, /seq 1 100|tmp#|\$ $/);
+    assert.equal(long.truncated, true, 'the rows scrolled off are said to be lost');
+    assert.equal((await send('echo after-long')).output, 'echo after-long\nafter-long');
+    // A program that enters the alternate screen and leaves it to bash: its text there is its output.
+    assert.equal((await send("tput rmcup; printf '\\e[?1049h'; echo entered")).output, 'entered');
+    assert.equal((await send('echo there')).output, 'echo there\nthere');
+    assert.equal((await send('tput rmcup; echo back')).waitReason, 'prompt');
   });
 
   it('colour queries (OSC 11 and 4) are answered once, by the server, ending as the query ended', async () => {

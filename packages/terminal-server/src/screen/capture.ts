@@ -7,7 +7,8 @@
  * see Screen), and its output starts at the first of them that changed. Without such a move nothing is
  * read: most operations never move the cursor up.
  */
-import type { Screen } from './screen.ts';
+import type { AlternatePosition } from './alternate-rows.ts';
+import type { Screen, ScreenPosition } from './screen.ts';
 
 /** Output of one operation, read back from the screen (so `\r` progress bars are already folded). */
 export interface CaptureResult {
@@ -29,13 +30,16 @@ export class CaptureHandle {
    *  the column. */
   readonly startRow: number;
   readonly startX: number;
+  /** Where the capture starts on the alternate screen, when it began there (a program died on it). */
+  readonly alternateStart: AlternatePosition | undefined;
   private readonly screen: Screen;
   private above: RowsAbove | undefined;
 
-  constructor(screen: Screen, start: { row: number; x: number }) {
+  constructor(screen: Screen, start: { row: number; x: number }, alternateStart?: AlternatePosition) {
     this.screen = screen;
     this.startRow = start.row;
     this.startX = start.x;
+    this.alternateStart = alternateStart;
   }
 
   /** The rows above the start are not taken yet: the cursor has not been about to move up since it. */
@@ -54,7 +58,7 @@ export class CaptureHandle {
 
   /** Read the capture, up to `end` (where a prompt began) when given. Nothing is held: a capture is a
    *  position in the continuous history, valid as long as its screen. */
-  read(end?: { line: number; x: number }): CaptureResult {
+  read(end?: ScreenPosition): CaptureResult {
     return this.screen.readCapture(this, end);
   }
 

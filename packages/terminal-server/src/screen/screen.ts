@@ -22,6 +22,7 @@ import unicodeModule from '@xterm/addon-unicode11';
 import headless from '@xterm/headless';
 import type { IBufferCell, IMarker, Terminal as HeadlessTerminal } from '@xterm/headless';
 import { type ArchivedRow, archiveRow } from './row-ansi.ts';
+import { AlternateRows, alternateOutput, type AlternatePosition } from './alternate-rows.ts';
 import { CaptureHandle, type CaptureResult } from './capture.ts';
 import { utf8Length, utf8Tail } from '../utf8.ts';
 import { answerTerminalQueries } from './terminal-queries.ts';
@@ -59,6 +60,14 @@ export interface ScreenSnapshot {
   truncated: boolean;
 }
 
+/** A place on the screen that holds still while output goes on (`Screen.position`): an absolute line of
+ *  the normal screen, or, with `alternate`, a row of the alternate screen (alternate-rows.ts). */
+export interface ScreenPosition {
+  line: number;
+  x: number;
+  alternate?: { entry: number; epoch: number };
+}
+
 export interface Cursor {
   x: number;
   y: number;
@@ -86,6 +95,8 @@ export class Screen {
   /** Rows the emulator has dropped from the top of its normal buffer, ever. */
   private trimmed = 0;
   private anchor: { marker: IMarker; row: number } | undefined;
+  /** Row numbers on the alternate screen that hold still as it scrolls (alternate-rows.ts). */
+  private readonly alternateRows: AlternateRows;
   /** The newest capture: it is told before the cursor first moves up (see capture.ts). */
   private capture: CaptureHandle | undefined;
   /** Archived rows [archiveStart, archiveStart + archive.length), oldest first. */
@@ -130,6 +141,11 @@ export class Screen {
     this.terminal.onBinary(onReply);
     answerTerminalQueries(this.terminal, onReply);
     this.cell = this.terminal.buffer.normal.getNullCell();
+    this.alternateRows = new AlternateRows(() => alternateCursorMarker(this.terminal));
+    this.terminal.buffer.onBufferChange((buffer) => {
+      if (buffer.type === 'alternate') this.alternateRows.entered(buffer.cursorY);
+      else this.alternateRows.left();
+    });
     // Erase-scrollback (CSI 3 J) and full reset (ESC c) drop history: the archive goes with it.
     this.terminal.parser.registerCsiHandler({ final: 'J' }, (params) => {
       if (params[0] === 3) this.clearArchive();
@@ -141,7 +157,7 @@ export class Screen {
     });
     // What can put the cursor above where it was, or move rows above it: cursor up, previous line,
     // absolute position, row position, scroll margins (they home the cursor), scroll up and down, restore
-    // (CSI u, ESC 8), reverse index, full reset.
+    // (CSI u, ESC 8, leaving the alternate screen), reverse index, full reset.
     for (const final of 'AFHfdrSTu') {
       this.terminal.parser.registerCsiHandler({ final }, () => {
         this.beforeCursorUp();
@@ -154,6 +170,12 @@ export class Screen {
         return false;
       });
     }
+    // Leaving the alternate screen (mode 1049) restores the cursor saved on entry, also when the normal
+    // screen is already in front (`tput rmcup` twice).
+    this.terminal.parser.registerCsiHandler({ prefix: '?', final: 'l' }, (params) => {
+      if (params.some((mode) => mode === 1049 || mode === 1047 || mode === 47)) this.beforeCursorUp();
+      return false;
+    });
   }
 
   // ------------------------------------------------------------------ writing
@@ -250,6 +272,8 @@ export class Screen {
 
   /** Count the rows the emulator dropped, and keep the whole history within its caps. */
   private afterSlice(): void {
+    const active = this.terminal.buffer.active;
+    if (active.type === 'alternate') this.alternateRows.afterSlice(active.cursorY);
     const trimmedBefore = this.trimmed;
     if (this.anchor) {
       if (this.anchor.marker.isDisposed) {
@@ -406,6 +430,12 @@ export class Screen {
     return this.terminal.buffer.active.type === 'alternate';
   }
 
+  private viewportRow(y: number): { text: string; wrapped: boolean } | undefined {
+    const buffer = this.terminal.buffer.active;
+    const line = buffer.getLine(buffer.baseY + y);
+    return line ? { text: line.translateToString(true), wrapped: line.isWrapped } : undefined;
+  }
+
   viewportLines(): string[] {
     const buffer = this.terminal.buffer.active;
     const lines: string[] = [];
@@ -459,8 +489,26 @@ export class Screen {
    */
   beginCapture(): CaptureHandle {
     const normal = this.terminal.buffer.normal;
-    this.capture = new CaptureHandle(this, { row: this.trimmed + normal.baseY + normal.cursorY, x: normal.cursorX });
+    const start = { row: this.trimmed + normal.baseY + normal.cursorY, x: normal.cursorX };
+    this.capture = new CaptureHandle(this, start, this.alternatePosition());
     return this.capture;
+  }
+
+  /**
+   * Where the cursor is, as a place that holds still while output goes on: on the normal screen its
+   * absolute line; on the alternate one its row of that screen's epoch (alternate-rows.ts), or undefined
+   * when that count was lost.
+   */
+  position(): ScreenPosition | undefined {
+    const alternate = this.alternatePosition();
+    if (alternate) return { line: alternate.row, x: alternate.x, alternate: { entry: alternate.entry, epoch: alternate.epoch } };
+    const cursor = this.absoluteCursor();
+    return cursor.alternate ? undefined : { line: cursor.line, x: cursor.x };
+  }
+
+  private alternatePosition(): AlternatePosition | undefined {
+    const active = this.terminal.buffer.active;
+    return active.type === 'alternate' ? this.alternateRows.position(active.cursorY, active.cursorX) : undefined;
   }
 
   /** Before a sequence that may move the cursor up on the normal screen: the newest capture takes the
@@ -472,12 +520,18 @@ export class Screen {
   }
 
   /** @internal used by CaptureHandle */
-  readCapture(capture: CaptureHandle, end?: { line: number; x: number }): CaptureResult {
+  readCapture(capture: CaptureHandle, position?: ScreenPosition): CaptureResult {
     const active = this.terminal.buffer.active;
     if (active.type === 'alternate') {
-      // A full-screen program owns the display: its current screen is the output.
+      // A prompt drawn here (a program died on this screen) ends the output where it began; otherwise a
+      // full-screen program owns the display, and its current screen is the output.
+      const end = position?.alternate && { ...position.alternate, row: position.line, x: position.x };
+      const output = end && alternateOutput(this.alternateRows, capture.alternateStart, end, (row) => this.viewportRow(row));
+      if (output) return { lines: trimTrailingEmpty(output.lines), evicted: output.evicted };
       return { lines: trimTrailingEmpty(this.viewportLines()), evicted: false };
     }
+    // A place on an alternate screen left since says nothing about this one.
+    const end = position?.alternate === undefined ? position : undefined;
     const normal = this.terminal.buffer.normal;
     const first = this.historyStart;
     const from = capture.outputStart((row) => (row >= first ? this.rowAt(row)?.text : undefined));
@@ -609,6 +663,19 @@ function countNewlines(text: string, start: number, end: number, stopAt: number)
 
 function isHighSurrogate(code: number): boolean {
   return code >= 0xd800 && code <= 0xdbff;
+}
+
+/**
+ * A marker on the cursor's row of the alternate buffer. xterm.js's public `registerMarker` sets markers on
+ * the normal buffer only, while its alternate buffer moves its own markers as rows scroll off, are
+ * inserted or deleted, like the normal one; its `addMarker` is reached through the emulator's core. Without
+ * it (another xterm.js inside), positions on that screen are unknown and its whole screen is the output.
+ */
+function alternateCursorMarker(terminal: HeadlessTerminal): IMarker | undefined {
+  type AlternateBuffer = { y: number; ybase: number; addMarker?: (line: number) => IMarker };
+  const core = (terminal as unknown as { _core?: { buffers?: { alt?: AlternateBuffer } } })._core;
+  const alternate = core?.buffers?.alt;
+  return typeof alternate?.addMarker === 'function' ? alternate.addMarker(alternate.ybase + alternate.y) : undefined;
 }
 
 function trimTrailingEmpty(lines: string[]): string[] {

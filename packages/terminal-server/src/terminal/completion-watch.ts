@@ -10,7 +10,7 @@
  * screen chain (`atBoundary`) and the observer, so a mark still counts where the screen parsed it.
  */
 import type { ForegroundInfo, PtyHandle } from '../pty/contract.ts';
-import type { Screen } from '../screen/screen.ts';
+import type { Screen, ScreenPosition } from '../screen/screen.ts';
 import type { ShellMarker } from '../shell/integration.ts';
 import { prepareRestore, runsBash } from '../shell/restore.ts';
 import { type InputVerdict, type ThroughOutputHost, WaitThroughOutput } from './wait-through-output.ts';
@@ -33,7 +33,7 @@ export interface PromptFact {
   /** 'marker': the shell's own prompt mark; 'kernel': bash idle in its line editor, no mark (no exit code). */
   evidence: 'marker' | 'kernel';
   /** Where the prompt began on the screen: the command's output ends there. */
-  start: { line: number; x: number } | undefined;
+  start: ScreenPosition | undefined;
 }
 
 /** What the generation reports to, and asks of, the owner's queue. */
@@ -53,7 +53,7 @@ export interface GenerationObserver {
 export interface WatchHost extends ThroughOutputHost {
   readonly pid: number;
   readonly handle: PtyHandle;
-  readonly screen: Pick<Screen, 'absoluteCursor' | 'cursorRowText'>;
+  readonly screen: Pick<Screen, 'absoluteCursor' | 'cursorRowText' | 'position'>;
   readonly nonce: string;
   readonly pollIntervalMs: number;
   observer(): GenerationObserver | undefined;
@@ -92,6 +92,12 @@ function lastLineEnd(data: string): number {
   return Math.max(data.lastIndexOf('\r'), data.lastIndexOf('\n'), data.lastIndexOf('\x03'));
 }
 
+/** Two positions on the same screen, whose lines compare: both on the normal one, or on one count of
+ *  the alternate one. */
+function samePlace(a: ScreenPosition, b: ScreenPosition): boolean {
+  return a.alternate?.entry === b.alternate?.entry && a.alternate?.epoch === b.alternate?.epoch;
+}
+
 /** bash itself asleep in its line editor: a wait without timeout that is not a read() (its `read`
  *  builtins block in read() or wait with a timeout). */
 function isLineEditor(info: ForegroundInfo, shellPid: number): boolean {
@@ -118,7 +124,7 @@ export class CompletionWatch {
   private lastAfterMarkLook = 0;
   private readonly throughOutput: WaitThroughOutput;
   /** Where the current prompt began: at its exit-status mark, else at its prompt mark's line. */
-  private promptStart: { line: number; x: number } | undefined;
+  private promptStart: ScreenPosition | undefined;
   /** The command number of the last prompt mark that counted (a replay repeats it). */
   private countedCommand = -1;
   /** An exit-status mark came after the last prompt mark that counted (an empty line keeps the number). */
@@ -180,7 +186,7 @@ export class CompletionWatch {
       this.freshStatus = true;
       this.promptMark = undefined;
       this.promptSeen = undefined;
-      this.promptStart = cursor.alternate ? undefined : { line: cursor.line, x: cursor.x };
+      this.promptStart = this.host.screen.position();
       return;
     }
     if (marker.kind === 'C') {
@@ -194,7 +200,9 @@ export class CompletionWatch {
     this.countedCommand = Math.max(this.countedCommand, marker.command);
     this.freshStatus = false;
     this.commandRunning = false;
-    if (!this.promptStart || this.promptStart.line > cursor.line) this.promptStart = { line: cursor.line, x: 0 };
+    const here = this.host.screen.position();
+    const start = this.promptStart;
+    if (here && (!start || !samePlace(start, here) || start.line > here.line)) this.promptStart = { ...here, x: 0 };
     this.promptMark = { dispatch, cursor };
     this.promptSeen = { dispatch };
     this.promptLooks = 0;
@@ -222,6 +230,15 @@ export class CompletionWatch {
     else if (lineEnd >= 0) this.lineOpen = false;
     this.lastWriteAt = performance.now();
     this.typedAhead.writing(data, this.lastWriteAt);
+  }
+
+  /** A signal goes to the program in front (a kill, not typed): what was seen before it, a wait the
+   *  program may be ending, no longer counts, and waits are judged as just after a write. */
+  signalled(): void {
+    this.seenWait = undefined;
+    this.siblingsWorkedAt = undefined;
+    this.throughOutput.forget();
+    this.lastWriteAt = performance.now();
   }
 
   /** A new operation that wrote nothing (a send of no text): waits are timed from now. */

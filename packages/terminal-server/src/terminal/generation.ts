@@ -421,8 +421,14 @@ export class TerminalGeneration extends EventEmitter<GenerationEvents> {
 
   /** A kill of the group in front as it is at that moment, never typed (for following new groups fast:
    *  reading the terminal's flags costs a process spawn, and typed input is already dropped by then). */
-  killForeground(signal: ForegroundSignal): Promise<number> {
-    return this.handle.signalForeground(signal);
+  async killForeground(signal: ForegroundSignal): Promise<number> {
+    // A look taken before the kill lands, and judged after it, must not say the program still waits.
+    this.watch.signalled();
+    try {
+      return await this.handle.signalForeground(signal);
+    } finally {
+      this.watch.signalled();
+    }
   }
 
   private async watchExit(): Promise<void> {
