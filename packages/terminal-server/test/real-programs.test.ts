@@ -59,6 +59,24 @@ describe('class 1: output is whole, newline or not', () => {
   });
 });
 
+describe("the user's shell options and the hook", () => {
+  const { send } = useHub('options');
+
+  it('set -x traces the commands typed, never the hook; set -u finds nothing of the hook unset', async () => {
+    assert.equal((await send('set -x')).output, 'set -x');
+    const traced = await send('echo traced');
+    assert.equal(traced.output, 'echo traced\n+ echo traced\ntraced', 'no line of the hook, no nonce');
+    const failed = await send('false');
+    assert.equal(failed.exitCode, 1);
+    assert.equal(failed.output, 'false\n+ false');
+    await send('set +x; set -u');
+    const strict = await send('unset PS0; echo strict');
+    assert.equal(strict.output, 'unset PS0; echo strict\nstrict', 'no "unbound variable" at the prompt');
+    assert.equal((await send('(exit 4)')).exitCode, 4);
+    assert.equal((await send('set +u')).waitReason, 'prompt');
+  });
+});
+
 describe('class 2: the prompt is found however the shell changes', () => {
   const { send, hub } = useHub('changes');
 

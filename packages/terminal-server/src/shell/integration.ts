@@ -48,18 +48,24 @@ export function scrubEnvironment(base: NodeJS.ProcessEnv): Record<string, string
  * The hook, once `__st_n` holds the nonce; the caller puts `__st_p` into PROMPT_COMMAND. `__st_e` is a
  * one-element array whose subscripts, evaluated when PS1 or PS0 is expanded, have side effects that print
  * nothing: one resets the guard `__st_g`; another puts the hook back into slot 99 of PROMPT_COMMAND when
- * a user replaced or unset the whole array (`${PROMPT_COMMAND[99]:=__st_p}`, whose value then reads as
- * an unset variable, 0).
+ * a user replaced or unset the whole array (`${PROMPT_COMMAND[99]:=__st_p}`, whose value the subscript
+ * then reads as the variable `__st_p`, 0, which exists so that `set -u` finds nothing unset).
+ *
+ * The user's shell options reach the hook: under `set -x` bash would trace its every line at each prompt,
+ * so PROMPT_COMMAND's `__st_p` is an alias that runs the function with its trace (and any complaint) sent
+ * to /dev/null; a braced group is not traced itself. Without aliases (`unalias -a`) the function runs as
+ * it is, traced. It reads `PS1` and `PS0` as possibly unset.
  */
 function hookCode(): string[] {
   return [
-    "__st_e=('') __st_g=0",
+    "__st_e=('') __st_g=0 __st_p=0",
     "__st_b='\\[${__st_e[__st_g=0]}${__st_e[${PROMPT_COMMAND[99]:=__st_p}]}\\e]633;B;${__st_n};\\#\\a\\]'",
     "__st_c='\\e]633;C;${__st_n}\\a${__st_e[${PROMPT_COMMAND[99]:=__st_p}]}'",
-    'builtin readonly __st_n __st_b __st_c',
+    'builtin readonly __st_n __st_b __st_c __st_p',
     '__st_p() { local __st_s=$?; if (( __st_g )); then return $__st_s; fi; __st_g=1; ' +
-      '[[ $PS1 == *"$__st_b"* ]] || PS1+=$__st_b; [[ $PS0 == *"$__st_c"* ]] || PS0+=$__st_c; ' +
+      '[[ ${PS1-} == *"$__st_b"* ]] || PS1+=$__st_b; [[ ${PS0-} == *"$__st_c"* ]] || PS0+=$__st_c; ' +
       'builtin printf \'\\033]633;D;%s;%s\\007\' "$__st_n" "$__st_s"; return $__st_s; }',
+    "builtin alias __st_p='{ __st_p; } 2>/dev/null'",
   ];
 }
 
