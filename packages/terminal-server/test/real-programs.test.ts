@@ -75,6 +75,17 @@ describe("the user's shell options and the hook", () => {
     assert.equal((await send('(exit 4)')).exitCode, 4);
     assert.equal((await send('set +u')).waitReason, 'prompt');
   });
+
+  it('a prompt framework\'s PROMPT_COMMAND="mine;$PROMPT_COMMAND" does not change the exit status', async () => {
+    // The framework's function runs first in slot 0 and does not keep $? (starship, direnv put theirs there).
+    await send('_frame() { PS1="[frame] \\W\\$ "; }; PROMPT_COMMAND="_frame;${PROMPT_COMMAND}"');
+    const failed = await send('false');
+    assert.equal(failed.waitReason, 'prompt');
+    assert.equal(failed.exitCode, 1, 'the status of false, not of _frame');
+    assert.equal((await send('(exit 7)')).exitCode, 7);
+    assert.equal((await send('true')).exitCode, 0);
+    assert.match((await send('echo framed')).viewport, /\[frame\] \S+\$\s*$/);
+  });
 });
 
 describe('class 2: the prompt is found however the shell changes', () => {

@@ -15,8 +15,8 @@
  *   C;<nonce>            from PS0: a command line was read and runs now.
  *
  * The hook survives what users do to their prompt: it sits in two slots of the PROMPT_COMMAND array, so
- * `PROMPT_COMMAND='...'` (which assigns slot 0) keeps slot 1; a guard that PS1 itself resets makes it run
- * once per prompt; and it appends the B and C suffixes again to a PS1 or PS0 the user replaced. PS1 and PS0
+ * `PROMPT_COMMAND='...'` (which assigns slot 0) keeps slot 1; each run marks the status again, the last
+ * one counting; and it appends the B and C suffixes again to a PS1 or PS0 the user replaced. PS1 and PS0
  * name the nonce variable (`${__st_n}`), so `echo "$PS1"` shows no secret.
  */
 import { randomBytes } from 'node:crypto';
@@ -46,10 +46,15 @@ export function scrubEnvironment(base: NodeJS.ProcessEnv): Record<string, string
 
 /**
  * The hook, once `__st_n` holds the nonce; the caller puts `__st_p` into PROMPT_COMMAND. `__st_e` is a
- * one-element array whose subscripts, evaluated when PS1 or PS0 is expanded, have side effects that print
- * nothing: one resets the guard `__st_g`; another puts the hook back into slot 99 of PROMPT_COMMAND when
- * a user replaced or unset the whole array (`${PROMPT_COMMAND[99]:=__st_p}`, whose value the subscript
- * then reads as the variable `__st_p`, 0, which exists so that `set -u` finds nothing unset).
+ * one-element array whose subscript, evaluated when PS1 or PS0 is expanded, has a side effect that prints
+ * nothing: it puts the hook back into slot 99 of PROMPT_COMMAND when a user replaced or unset the whole
+ * array (`${PROMPT_COMMAND[99]:=__st_p}`, whose value the subscript then reads as the variable `__st_p`, 0,
+ * which exists so that `set -u` finds nothing unset).
+ *
+ * Every run of the hook prints the exit-status mark, and the last one before the prompt counts. bash
+ * gives each element of PROMPT_COMMAND the command's own `$?`, but not a hook that runs after other code
+ * in the same element: `PROMPT_COMMAND="mine;$PROMPT_COMMAND"` (starship, direnv) puts slot 0's copy
+ * behind `mine`, whose status it would report. The copy in a slot of its own runs later and says the truth.
  *
  * The user's shell options reach the hook: under `set -x` bash would trace its every line at each prompt,
  * so PROMPT_COMMAND's `__st_p` is an alias that runs the function with its trace (and any complaint) sent
@@ -58,11 +63,11 @@ export function scrubEnvironment(base: NodeJS.ProcessEnv): Record<string, string
  */
 function hookCode(): string[] {
   return [
-    "__st_e=('') __st_g=0 __st_p=0",
-    "__st_b='\\[${__st_e[__st_g=0]}${__st_e[${PROMPT_COMMAND[99]:=__st_p}]}\\e]633;B;${__st_n};\\#\\a\\]'",
+    "__st_e=('') __st_p=0",
+    "__st_b='\\[${__st_e[${PROMPT_COMMAND[99]:=__st_p}]}\\e]633;B;${__st_n};\\#\\a\\]'",
     "__st_c='\\e]633;C;${__st_n}\\a${__st_e[${PROMPT_COMMAND[99]:=__st_p}]}'",
     'builtin readonly __st_n __st_b __st_c __st_p',
-    '__st_p() { local __st_s=$?; if (( __st_g )); then return $__st_s; fi; __st_g=1; ' +
+    '__st_p() { local __st_s=$?; ' +
       '[[ ${PS1-} == *"$__st_b"* ]] || PS1+=$__st_b; [[ ${PS0-} == *"$__st_c"* ]] || PS0+=$__st_c; ' +
       'builtin printf \'\\033]633;D;%s;%s\\007\' "$__st_n" "$__st_s"; return $__st_s; }',
     "builtin alias __st_p='{ __st_p; } 2>/dev/null'",
