@@ -29,6 +29,7 @@ function observe(
 ): Observation {
   return {
     shellPid: SHELL,
+    shellProgram: 'bash',
     waitsKnown: true,
     front,
     marks: { prompt: false, commandRunning: false, lineSubmitted: true, lineOpen: false, ...marks },
@@ -110,6 +111,12 @@ const rows: Array<[string, Observation, Expect]> = [
     observe(lineEditor, {}, { lineOpen: true, commandRunning: true, promptStack: PROMPT_STACK }),
     'input',
   ],
+  [
+    "the shell process exec'd python3: its REPL waits like any program, never the prompt",
+    observe({ ...lineEditor, command: 'python3' }, { shellProgram: 'other' }, { lineSubmitted: true }),
+    'input',
+  ],
+  ['just after an exec, what runs there is not known yet', observe(lineEditor, { shellProgram: 'unknown' }), 'undecided'],
   [
     "a line open inside read -e is that read's wait",
     observe({ ...lineEditor, inputStack: '0x7ffc9293ea30' }, {}, { lineOpen: true, promptStack: PROMPT_STACK }),

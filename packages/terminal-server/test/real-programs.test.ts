@@ -88,6 +88,20 @@ describe("the user's shell options and the hook", () => {
   });
 });
 
+describe('the shell replaced by another program', () => {
+  const { send } = useHub('exec-other');
+
+  it('exec python3: its REPL is a wait of python3, not a prompt found from the kernel', async () => {
+    const started = await send('exec python3 -q');
+    assert.equal(started.waitReason, 'stdin_read', JSON.stringify(started));
+    assert.equal(started.inputWait?.command, 'python3');
+    const answered = await send('print(6 * 7)');
+    assert.equal(answered.waitReason, 'stdin_read');
+    assert.match(answered.output, /^print\(6 \* 7\)\n42\n>>> $/);
+    assert.equal((await send('exit()')).waitReason, 'session_exit');
+  });
+});
+
 describe('class 2: the prompt is found however the shell changes', () => {
   const { send, hub } = useHub('changes');
 

@@ -18,6 +18,7 @@ import { TypedAheadLedger } from './typed-ahead.ts';
 import {
   INPUT_DELIVERY_MS,
   type Observation,
+  type ShellProgram,
   type SiblingSample,
   type Verdict,
   type WaitFacts,
@@ -140,6 +141,8 @@ export class CompletionWatch {
   private promptStack: string | undefined;
   /** The shell's program image when last seen reading: a new one means it exec'd. */
   private shellImage: string | undefined;
+  /** What the shell's process runs in its current image (evidence.ts): bash until it exec'd. */
+  private shellProgram: ShellProgram = 'bash';
   /** The shell exec'd since it started (its first image had the hook; later ones need the restore). */
   private imageChanged = false;
   /** The image the restore was tried in (once per image), and the operation it was typed in. */
@@ -475,6 +478,11 @@ export class CompletionWatch {
       this.freshStatus = false;
       this.promptStack = undefined;
       this.imageChanged = true;
+      // `exec bash` or `exec python3`: which decides whether its line editor can be a prompt.
+      this.shellProgram = 'unknown';
+      void runsBash(this.host.pid).then((bash) => {
+        if (this.shellImage === image) this.shellProgram = bash ? 'bash' : 'other';
+      });
     }
     this.shellImage = image;
   }
@@ -551,6 +559,7 @@ export class CompletionWatch {
     const now = performance.now();
     const observation: Observation = {
       shellPid: this.host.pid,
+      shellProgram: this.shellProgram,
       waitsKnown: this.host.handle.inputWaitDetection === true,
       front: info,
       marks: {
