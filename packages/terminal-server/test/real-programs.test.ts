@@ -271,6 +271,17 @@ describe('class 3: every input wait is seen, wherever the reader is', () => {
     assert.equal(less.waitReason, 'stdin_read');
     assert.equal((await send('q', false)).waitReason, 'prompt');
   });
+
+  it("more's next page, written over its own --More-- line, is output from that line's first column", async () => {
+    requirePrograms('more');
+    await send("seq -f 'line-%04g-abcdefghijklmnop' 1 300 > more.txt");
+    assert.equal((await send('more more.txt')).waitReason, 'stdin_read');
+    const page = await send(' ', false);
+    assert.equal(page.waitReason, 'stdin_read');
+    const first = page.output.split('\n')[0];
+    assert.match(first ?? '', /^line-\d{4}-abcdefghijklmnop$/, `the first line whole: ${JSON.stringify(first)}`);
+    assert.equal((await send('q', false)).waitReason, 'prompt');
+  });
 });
 
 describe('class 3: confirmation and passphrase prompts of real tools', () => {

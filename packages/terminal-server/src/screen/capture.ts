@@ -35,10 +35,15 @@ export class CaptureHandle {
   private readonly screen: Screen;
   private above: RowsAbove | undefined;
 
-  constructor(screen: Screen, start: { row: number; x: number }, alternateStart?: AlternatePosition) {
+  /** The start row's text before the start column when the capture began (see `compared`). */
+  private readonly startPrefix: string;
+
+  /** `startRowText`: the start row's text now. */
+  constructor(screen: Screen, start: { row: number; x: number }, startRowText: string, alternateStart?: AlternatePosition) {
     this.screen = screen;
     this.startRow = start.row;
     this.startX = start.x;
+    this.startPrefix = this.compared(start.row, startRowText);
     this.alternateStart = alternateStart;
   }
 
@@ -67,7 +72,13 @@ export class CaptureHandle {
    * row's text now, undefined once it left the history), from its first column; else the start itself.
    */
   outputStart(rowText: (row: number) => string | undefined): { row: number; x: number } {
-    if (!this.above) return { row: this.startRow, x: this.startX };
+    if (!this.above) {
+      // A carriage return took the program back to the start row's first column (`more` writing its next
+      // page over its own `--More--` line): what it wrote there is output too.
+      const now = rowText(this.startRow);
+      const rewritten = now !== undefined && this.compared(this.startRow, now) !== this.startPrefix;
+      return { row: this.startRow, x: rewritten ? 0 : this.startX };
+    }
     const { top, texts } = this.above;
     for (let i = 0; i < texts.length; i++) {
       const row = top + i;

@@ -490,7 +490,7 @@ export class Screen {
   beginCapture(): CaptureHandle {
     const normal = this.terminal.buffer.normal;
     const start = { row: this.trimmed + normal.baseY + normal.cursorY, x: normal.cursorX };
-    this.capture = new CaptureHandle(this, start, this.alternatePosition());
+    this.capture = new CaptureHandle(this, start, this.rowAt(start.row)?.text ?? '', this.alternatePosition());
     return this.capture;
   }
 
