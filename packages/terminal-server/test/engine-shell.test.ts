@@ -77,6 +77,8 @@ describe('engine: commands at the prompt', () => {
     assert.equal(ran.waitReason, 'prompt');
     assert.equal(ran.exitCode, 0);
     assert.match(ran.output, /\ntyped-then-run\n42$/);
+    // Its command line is the whole line typed over three sends, not the part after the cursor.
+    assert.match(ran.output, /^echo typed-then-run && echo \$\(\(6 \* 7\)\)/);
     // Lines run, and the last one is left typed: the send ends at the wait for it, after the lines ran.
     const mixed = await send('sleep 0.3; echo ran-first\necho left-typed', false);
     assert.equal(mixed.waitReason, 'stdin_read');

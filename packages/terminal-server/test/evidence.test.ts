@@ -116,7 +116,6 @@ const rows: Array<[string, Observation, Expect]> = [
     observe({ ...lineEditor, command: 'python3' }, { shellProgram: 'other' }, { lineSubmitted: true }),
     'input',
   ],
-  ['just after an exec, what runs there is not known yet', observe(lineEditor, { shellProgram: 'unknown' }), 'undecided'],
   [
     "a line open inside read -e is that read's wait",
     observe({ ...lineEditor, inputStack: '0x7ffc9293ea30' }, {}, { lineOpen: true, promptStack: PROMPT_STACK }),

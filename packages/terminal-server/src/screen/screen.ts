@@ -487,11 +487,19 @@ export class Screen {
    * The capture starts at the normal screen's cursor even while a full-screen program shows: when that
    * program exits, the normal screen comes back as it was, and what is printed after that is the output.
    */
-  beginCapture(): CaptureHandle {
+  beginCapture(lineStart?: ScreenPosition): CaptureHandle {
     const normal = this.terminal.buffer.normal;
-    const start = { row: this.trimmed + normal.baseY + normal.cursorY, x: normal.cursorX };
+    const cursorRow = this.trimmed + normal.baseY + normal.cursorY;
+    const start = this.sameLine(lineStart, cursorRow) ? { row: lineStart.line, x: lineStart.x } : { row: cursorRow, x: normal.cursorX };
     this.capture = new CaptureHandle(this, start, this.rowAt(start.row)?.text ?? '', this.alternatePosition());
     return this.capture;
+  }
+
+  /** `from` is on the normal screen, on `row` or a row that `row` continues (wrapped, no line break). */
+  private sameLine(from: ScreenPosition | undefined, row: number): from is ScreenPosition {
+    if (!from || from.alternate || this.terminal.buffer.active.type !== 'normal' || from.line > row) return false;
+    for (let next = row; next > from.line; next--) if (!this.rowAt(next)?.wrapped) return false;
+    return this.rowAt(from.line) !== undefined;
   }
 
   /**

@@ -5,7 +5,7 @@
  * mode 0600) holding the hook and the nonce; the file deletes itself when sourced, and the folder goes a
  * little later in any case.
  */
-import { promises as fs } from 'node:fs';
+import { promises as fs, readlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { restoreScript } from './integration.ts';
@@ -13,10 +13,11 @@ import { restoreScript } from './integration.ts';
 /** How long the private folder may outlive a restore that never ran (a restricted bash refused `.`). */
 const RESTORE_FILE_TTL_MS = 10_000;
 
-/** Whether process `pid` runs bash (the restore is bash code). */
-export async function runsBash(pid: number): Promise<boolean> {
+/** Whether process `pid` runs bash (the restore is bash code; only bash's line editor is a prompt). One
+ *  readlink in /proc, read at once: a verdict never waits on it. */
+export function runsBash(pid: number): boolean {
   try {
-    return basename(await fs.readlink(`/proc/${pid}/exe`)) === 'bash';
+    return basename(readlinkSync(`/proc/${pid}/exe`)) === 'bash';
   } catch {
     return false;
   }

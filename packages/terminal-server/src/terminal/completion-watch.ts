@@ -135,6 +135,8 @@ export class CompletionWatch {
   private lineSubmitted = false;
   /** Text was written after the last CR, LF or Ctrl-C: the line bash edits holds input not submitted. */
   private lineOpen = false;
+  /** Where the last prompt mark that counted left the cursor: where a line typed at that prompt begins. */
+  private promptEnd: ScreenPosition | undefined;
   /** The last prompt reported, as drawn on its row (PS1 rendered). */
   private lastPromptText: string | undefined;
   /** The stack depth of bash's line editor at a prompt reported in this program image (see evidence.ts). */
@@ -207,6 +209,7 @@ export class CompletionWatch {
     const start = this.promptStart;
     if (here && (!start || !samePlace(start, here) || start.line > here.line)) this.promptStart = { ...here, x: 0 };
     this.promptMark = { dispatch, cursor };
+    this.promptEnd = cursor.alternate ? undefined : { line: cursor.line, x: cursor.x };
     this.promptSeen = { dispatch };
     this.promptLooks = 0;
   }
@@ -242,6 +245,11 @@ export class CompletionWatch {
     this.siblingsWorkedAt = undefined;
     this.throughOutput.forget();
     this.lastWriteAt = performance.now();
+  }
+
+  /** Where the line bash holds unsubmitted begins (the end of the prompt it was typed at), if one is open. */
+  openLineStart(): ScreenPosition | undefined {
+    return this.lineOpen ? this.promptEnd : undefined;
   }
 
   /** A new operation that wrote nothing (a send of no text): waits are timed from now. */
@@ -453,7 +461,7 @@ export class CompletionWatch {
   private async restoreIntegration(observer: GenerationObserver, dispatch: number): Promise<boolean> {
     const image = this.shellImage;
     if (!this.imageChanged || image === undefined || this.restoreTried?.image === image) return false;
-    if (!observer.engineMayType() || !(await runsBash(this.host.pid))) return false;
+    if (!observer.engineMayType() || !runsBash(this.host.pid)) return false;
     this.restoreTried = { image, dispatch };
     try {
       const line = await prepareRestore(this.host.nonce);
@@ -479,10 +487,7 @@ export class CompletionWatch {
       this.promptStack = undefined;
       this.imageChanged = true;
       // `exec bash` or `exec python3`: which decides whether its line editor can be a prompt.
-      this.shellProgram = 'unknown';
-      void runsBash(this.host.pid).then((bash) => {
-        if (this.shellImage === image) this.shellProgram = bash ? 'bash' : 'other';
-      });
+      this.shellProgram = runsBash(this.host.pid) ? 'bash' : 'other';
     }
     this.shellImage = image;
   }

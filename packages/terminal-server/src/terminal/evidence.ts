@@ -29,8 +29,6 @@ export const INTEREST_LIST_SEEN_MS = 60;
 /** A relay whose inner terminal cannot be seen (ssh) counts as waiting only after this much quiet: a
  *  command running there in silence for longer is reported as a wait, marked uncertain. */
 export const UNSEEN_RELAY_QUIET_MS = 1000;
-/** After the shell's process exec'd, the look again this soon for what it runs now (one readlink). */
-export const SHELL_PROGRAM_RETRY_MS = 2;
 /** Looks are this far apart at most; "seen for longer than its timeout" allows for one such gap. */
 export const TIMED_WAIT_MARGIN_MS = 100;
 
@@ -64,9 +62,9 @@ export interface ShellMarks {
   lineOpen: boolean;
 }
 
-/** What the shell process runs: bash (as started, or after `exec bash`), another program it exec'd
- *  (`exec python3`), or not yet known after an exec (its executable is being read). */
-export type ShellProgram = 'bash' | 'other' | 'unknown';
+/** What the shell process runs: bash (as started, or after `exec bash`), or another program it exec'd
+ *  (`exec python3`). */
+export type ShellProgram = 'bash' | 'other';
 
 export interface Observation {
   shellPid: number;
@@ -141,7 +139,6 @@ export function judge(o: Observation): Verdict {
   if (ending !== undefined) return undecided(ending);
   if (front.inputInterestList === true && o.waitSeenMs < INTEREST_LIST_SEEN_MS) return undecided(INTEREST_LIST_SEEN_MS - o.waitSeenMs + 1);
   const readerIsShell = (front.inputProcessId ?? (shellInFront ? o.shellPid : -1)) === o.shellPid;
-  if (readerIsShell && o.shellProgram === 'unknown') return undecided(SHELL_PROGRAM_RETRY_MS);
   // After `exec python3` the shell's process is that program, and it waits like any other.
   if (readerIsShell && o.shellProgram === 'bash') return judgeShell(o, front);
   const wait = waitFacts(front, false);

@@ -342,7 +342,8 @@ export class TerminalGeneration extends EventEmitter<GenerationEvents> {
   }
 
   beginCapture(): Promise<CaptureHandle> {
-    return this.atBoundary(() => this.screen.beginCapture());
+    // On a line typed and not yet submitted, the operation's command line is that whole line.
+    return this.atBoundary(() => this.screen.beginCapture(this.watch.openLineStart()));
   }
 
   /** An operation's output (up to `end`, where its prompt began) and the view it ended on, at one boundary. */
