@@ -433,9 +433,13 @@ export class CompletionWatch {
   ): void {
     const { screen } = this.host;
     if (info?.inputStack !== undefined && isLineEditor(info, this.host.pid)) this.promptStack = info.inputStack;
-    this.lineSubmitted = false;
-    // A prompt is reported with nothing typed on its line (its mark's cursor stands, or lineOpen was false).
-    this.lineOpen = false;
+    // A prompt is reported with nothing typed on its line (its mark's cursor stands, or lineOpen was false),
+    // unless a newer write overtook the report (a check begun before it, ending after): that write's line,
+    // submitted or open, is for the next verdict to judge.
+    if (observer.dispatch() === dispatch) {
+      this.lineSubmitted = false;
+      this.lineOpen = false;
+    }
     this.promptSeen = undefined;
     const status = this.lastStatus;
     let start = this.promptStart;
