@@ -30,10 +30,6 @@ export class AlternateRows {
     this.markCursorRow = markCursorRow;
   }
 
-  get epoch(): number {
-    return this.epochNumber;
-  }
-
   /** Rows scrolled off the top since the entry, or undefined when more scrolled at once than the count
    *  could follow (the anchor's row went too): positions taken before that are lost. */
   get scrolled(): number | undefined {

@@ -430,6 +430,7 @@ export class Screen {
     return this.terminal.buffer.active.type === 'alternate';
   }
 
+  /** Row `y` of the active buffer's viewport, trailing blanks dropped, and whether it continues the row above. */
   private viewportRow(y: number): { text: string; wrapped: boolean } | undefined {
     const buffer = this.terminal.buffer.active;
     const line = buffer.getLine(buffer.baseY + y);
@@ -437,9 +438,8 @@ export class Screen {
   }
 
   viewportLines(): string[] {
-    const buffer = this.terminal.buffer.active;
     const lines: string[] = [];
-    for (let y = 0; y < this.rows; y++) lines.push(buffer.getLine(buffer.baseY + y)?.translateToString(true) ?? '');
+    for (let y = 0; y < this.rows; y++) lines.push(this.viewportRow(y)?.text ?? '');
     return lines;
   }
 

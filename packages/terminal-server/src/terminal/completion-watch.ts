@@ -465,7 +465,7 @@ export class CompletionWatch {
   private async restoreIntegration(observer: GenerationObserver, dispatch: number): Promise<boolean> {
     const image = this.shellImage;
     if (!this.imageChanged || image === undefined || this.restoreTried?.image === image) return false;
-    if (!observer.engineMayType() || !runsBash(this.host.pid)) return false;
+    if (!observer.engineMayType() || this.shellProgram !== 'bash') return false;
     this.restoreTried = { image, dispatch };
     try {
       const line = await prepareRestore(this.host.nonce);
