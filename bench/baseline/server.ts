@@ -199,10 +199,10 @@ serveRpc(
       );
     },
     /** The floor (floor.ts): `text` written until the next prompt (`parse`: and parsed), `n` times after
-     *  one untimed warm-up. */
-    async floorPromptTimes({ text, n, parse = false }: { text: string; n: number; parse?: boolean }) {
+     *  `warm` untimed ones (at least one). */
+    async floorPromptTimes({ text, n, parse = false, warm = 1 }: { text: string; n: number; parse?: boolean; warm?: number }) {
       const f = await floorTerminal();
-      await f.writeToPrompt(text, parse);
+      for (let i = 0; i < Math.max(1, warm); i++) await f.writeToPrompt(text, parse);
       const times: number[] = [];
       for (let i = 0; i < n; i++) times.push(await f.writeToPrompt(text, parse));
       return { times };

@@ -110,9 +110,9 @@ serveRpc(
       const { ms, value } = await timed(() => send(owner, text));
       return { ms, waitReason: value.waitReason };
     },
-    /** `n` sends of `text`, each timed around `runTool` (after one untimed warm-up). */
-    async sendTimes({ owner, text, n }: { owner: string; text: string; n: number }) {
-      await send(owner, text);
+    /** `n` sends of `text`, each timed around `runSend`, after `warm` untimed ones (at least one). */
+    async sendTimes({ owner, text, n, warm = 1 }: { owner: string; text: string; n: number; warm?: number }) {
+      for (let i = 0; i < Math.max(1, warm); i++) await send(owner, text);
       return timedSends(owner, text, n);
     },
     /** `text` (e.g. `read x`) until the engine reports the input wait, then the answer (untimed) until the prompt. */

@@ -21,10 +21,11 @@ import type { ForegroundInfo, InnerTerminal, InputCall } from './contract.ts';
 import {
   type ProcStat,
   allProcStats,
+  charCountOf,
   descendantPids,
   processesWithEnvironment,
   procNow,
-  readMemory,
+  procStatOf,
   readProcStat,
   readProcStatSync,
   readTerminalFlags,
@@ -35,6 +36,7 @@ import {
 import { type Sleep, TerminalFlagsAhead } from './flags-ahead.ts';
 import { contextSwitches, groupStillness, siblingActivity } from './stillness.ts';
 import { SocketPeers, socketInode, socketInodes } from './socket-peers.ts';
+import { KeptProcessFiles, type ProcessReader, processByPath } from './process-files.ts';
 
 interface SyscallTable {
   read: number[];
@@ -106,15 +108,30 @@ export class LinuxInspector {
   private holderScan: { at: number; pids: number[] } | undefined;
   private readonly flagsAhead = new TerminalFlagsAhead();
   private readonly socketPeers: SocketPeers;
+  /** The shell's own files, read on every look (see process-files.ts). */
+  private readonly shellFiles: KeptProcessFiles;
+  /** The shell's image as last read (see imageOf): where its exec's random bytes lie, and what they were. */
+  private image: { address: number; bytes: Buffer; id: string } | undefined;
 
   constructor(shellPid: number, ptsPath: string, socketPeers: SocketPeers = sharedSocketPeers) {
     this.shellPid = shellPid;
     this.ptsPath = ptsPath;
     this.socketPeers = socketPeers;
+    this.shellFiles = new KeptProcessFiles(shellPid);
+  }
+
+  /** Close the shell's kept files (its terminal ended). */
+  close(): void {
+    this.shellFiles.close();
+  }
+
+  /** The bytes the shell's main thread has read so far (see procfs.ts charCountOf). */
+  shellCharCount(): number | undefined {
+    return charCountOf(this.shellFiles.text(`task/${this.shellPid}/io`));
   }
 
   async inspect(options: InspectOptions = {}): Promise<ForegroundInfo | undefined> {
-    const shell = readProcStatSync(this.shellPid);
+    const shell = procStatOf(this.shellPid, this.shellFiles.text('stat'));
     if (!shell || shell.state === 'Z') return undefined;
     const pgid = shell.tpgid;
     if (!(pgid > 0)) return undefined;
@@ -151,7 +168,7 @@ export class LinuxInspector {
       const siblings = await siblingActivity(members, reader);
       if (siblings) info.inputSiblings = siblings;
     }
-    if (reader.pid === this.shellPid) info.shellImage = await this.imageOf(this.shellPid);
+    if (reader.pid === this.shellPid) info.shellImage = this.imageOf();
     if (reader.relay) info.inner = await this.innerTerminal(reader, options);
     // The shell's own line editor is never a secret prompt: skip the stty spawn there.
     const shellEditing = reader.pid === this.shellPid && reader.call === 'poll' && !reader.timed;
@@ -184,7 +201,9 @@ export class LinuxInspector {
    *  sleep of that thread it is, read right after the wait itself. */
   private async findReader(members: ProcStat[], ptsPath: string, sleeps: boolean): Promise<Reader | undefined> {
     for (const member of members) {
-      for (const tid of (await threadIds(member.pid)) ?? []) {
+      // A process of one thread (a shell, most programs): its only thread has its pid for id.
+      const tids = member.threads === 1 ? [String(member.pid)] : ((await threadIds(member.pid)) ?? []);
+      for (const tid of tids) {
         const wait = await this.threadWait(member.pid, tid, ptsPath);
         if (!wait) continue;
         const reader: Reader = { ...wait, pid: member.pid, tid, command: member.comm, processGroupId: member.pgrp };
@@ -230,16 +249,12 @@ export class LinuxInspector {
   private async threadWait(pid: number, tid: string, ptsPath: string): Promise<Wait | undefined> {
     const table = this.table;
     if (!table) return undefined;
-    let text: string;
-    try {
-      // A thread that input has already woken is runnable ('R') while it still sits in the syscall.
-      const stat = await procNow.readText(`/proc/${pid}/task/${tid}/stat`);
-      if (statFields(stat)[0] !== 'S') return undefined;
-      text = (await procNow.readText(`/proc/${pid}/task/${tid}/syscall`)).trim();
-    } catch {
-      return undefined;
-    }
-    if (text === 'running') return undefined;
+    const proc = this.processReader(pid);
+    // A thread that input has already woken is runnable ('R') while it still sits in the syscall.
+    const stat = proc.text(`task/${tid}/stat`);
+    if (stat === undefined || statFields(stat)[0] !== 'S') return undefined;
+    const text = proc.text(`task/${tid}/syscall`)?.trim();
+    if (text === undefined || text === 'running') return undefined;
     const fields = text.split(' ');
     const nr = Number(fields[0]);
     const arg = (i: number): number => Number.parseInt(fields[i + 1] ?? '0', 16);
@@ -254,14 +269,14 @@ export class LinuxInspector {
     let polled: number[] | undefined;
     let timeout: Timeout = { timed: false };
     if (table.select.includes(nr)) {
-      timeout = await pointerTimeout(pid, arg(4), table.timeval.includes(nr) ? 'timeval' : 'timespec');
-      polled = await selectSet(pid, arg(0), arg(1));
+      timeout = pointerTimeout(proc, arg(4), table.timeval.includes(nr) ? 'timeval' : 'timespec');
+      polled = selectSet(proc, arg(0), arg(1));
     } else if (table.poll.includes(nr)) {
-      timeout = table.pointerTimeout.includes(nr) ? await pointerTimeout(pid, arg(2), 'timespec') : intTimeout(int32(2));
-      polled = await pollSet(pid, arg(0), arg(1));
+      timeout = table.pointerTimeout.includes(nr) ? pointerTimeout(proc, arg(2), 'timespec') : intTimeout(int32(2));
+      polled = pollSet(proc, arg(0), arg(1));
     } else if (table.epoll.includes(nr)) {
-      timeout = table.pointerTimeout.includes(nr) ? await pointerTimeout(pid, arg(3), 'timespec') : intTimeout(int32(3));
-      polled = await epollSet(pid, arg(0));
+      timeout = table.pointerTimeout.includes(nr) ? pointerTimeout(proc, arg(3), 'timespec') : intTimeout(int32(3));
+      polled = epollSet(pid, arg(0));
     }
     if (!polled || polled.length === 0) return undefined;
     const targets = await Promise.all(polled.map(async (fd) => ({ fd, target: await fdTarget(pid, fd, ptsPath) })));
@@ -383,23 +398,34 @@ export class LinuxInspector {
     return inner;
   }
 
+  /** The shell's files kept open; any other process's read by path. */
+  private processReader(pid: number): ProcessReader {
+    return pid === this.shellPid ? this.shellFiles : processByPath(pid);
+  }
+
   /**
-   * What the shell process is running: its auxiliary vector and the 16 random bytes the kernel gives
-   * every exec. A change means the shell exec'd (`exec bash`): its markers are gone with the old image.
+   * What the shell process is running: the 16 random bytes the kernel gives every exec (AT_RANDOM). A
+   * change means the shell exec'd (`exec bash`): its markers are gone with the old image. Where they lie
+   * is learnt from the auxiliary vector; a look finding the same bytes there again is the same image.
+   * After an exec that place is unmapped or holds other bytes (the new stack's), and is learnt anew.
    */
-  private async imageOf(pid: number): Promise<string | undefined> {
-    try {
-      const auxv = await procNow.readBytes(`/proc/${pid}/auxv`);
-      const hash = createHash('sha256').update(auxv);
-      for (let at = 0; at + 16 <= auxv.length; at += 16) {
-        if (Number(auxv.readBigUInt64LE(at)) !== AT_RANDOM) continue;
-        const bytes = await readMemory(pid, Number(auxv.readBigUInt64LE(at + 8)), 16);
-        if (bytes) hash.update(bytes);
-      }
-      return hash.digest('base64url').slice(0, 22);
-    } catch {
-      return undefined;
+  private imageOf(): string | undefined {
+    const files = this.shellFiles;
+    const known = this.image;
+    if (known && files.memory(known.address, 16)?.equals(known.bytes)) return known.id;
+    const auxv = files.bytes('auxv');
+    if (!auxv) return undefined;
+    for (let at = 0; at + 16 <= auxv.length; at += 16) {
+      if (Number(auxv.readBigUInt64LE(at)) !== AT_RANDOM) continue;
+      const address = Number(auxv.readBigUInt64LE(at + 8));
+      const bytes = files.memory(address, 16);
+      if (!bytes) return undefined;
+      this.image = { address, bytes, id: bytes.toString('base64url') };
+      return this.image.id;
     }
+    // No random bytes (not an ELF image of this kernel): the vector itself, which differs per exec with
+    // address space randomisation.
+    return createHash('sha256').update(auxv).digest('base64url').slice(0, 22);
   }
 }
 
@@ -473,9 +499,9 @@ function intTimeout(ms: number): Timeout {
  * select() takes a `struct timeval *`, pselect/ppoll/epoll_pwait2 a `struct timespec *`; NULL waits without
  * end. While the call sleeps, the struct in the program's memory still holds the timeout it was given.
  */
-async function pointerTimeout(pid: number, address: number, kind: 'timeval' | 'timespec'): Promise<Timeout> {
+function pointerTimeout(proc: ProcessReader, address: number, kind: 'timeval' | 'timespec'): Timeout {
   if (address === 0) return { timed: false };
-  const bytes = await readMemory(pid, address, 16);
+  const bytes = proc.memory(address, 16);
   if (!bytes || bytes.length < 16) return { timed: true };
   const seconds = Number(bytes.readBigInt64LE(0));
   const fraction = Number(bytes.readBigInt64LE(8));
@@ -483,19 +509,19 @@ async function pointerTimeout(pid: number, address: number, kind: 'timeval' | 't
   return Number.isFinite(ms) && ms >= 0 ? { timed: true, ms } : { timed: true };
 }
 
-async function selectSet(pid: number, nfds: number, readfds: number): Promise<number[] | undefined> {
+function selectSet(proc: ProcessReader, nfds: number, readfds: number): number[] | undefined {
   if (readfds === 0 || nfds <= 0 || nfds > 65536) return undefined;
-  const set = await readMemory(pid, readfds, Math.ceil(nfds / 64) * 8);
+  const set = proc.memory(readfds, Math.ceil(nfds / 64) * 8);
   if (!set) return undefined;
   const fds: number[] = [];
   for (let fd = 0; fd < nfds; fd++) if (((set[fd >> 3] ?? 0) & (1 << (fd & 7))) !== 0) fds.push(fd);
   return fds;
 }
 
-async function pollSet(pid: number, address: number, count: number): Promise<number[] | undefined> {
+function pollSet(proc: ProcessReader, address: number, count: number): number[] | undefined {
   const nfds = Math.min(count, 4096);
   if (nfds <= 0) return undefined;
-  const array = await readMemory(pid, address, nfds * 8);
+  const array = proc.memory(address, nfds * 8);
   if (!array) return undefined;
   const fds: number[] = [];
   for (let i = 0; i < nfds; i++) {
@@ -506,15 +532,13 @@ async function pollSet(pid: number, address: number, count: number): Promise<num
   return fds;
 }
 
-async function epollSet(pid: number, epfd: number): Promise<number[] | undefined> {
-  try {
-    const info = await procNow.readText(`/proc/${pid}/fdinfo/${epfd}`);
-    const fds: number[] = [];
-    for (const match of info.matchAll(/^tfd:\s+(\d+)\s+events:\s+([0-9a-f]+)/gm)) {
-      if ((Number.parseInt(match[2]!, 16) & 0x1) !== 0) fds.push(Number(match[1]));
-    }
-    return fds;
-  } catch {
-    return undefined;
+/** The interest list of an epoll descriptor (read by path: descriptors come and go). */
+function epollSet(pid: number, epfd: number): number[] | undefined {
+  const info = processByPath(pid).text(`fdinfo/${epfd}`);
+  if (info === undefined) return undefined;
+  const fds: number[] = [];
+  for (const match of info.matchAll(/^tfd:\s+(\d+)\s+events:\s+([0-9a-f]+)/gm)) {
+    if ((Number.parseInt(match[2]!, 16) & 0x1) !== 0) fds.push(Number(match[1]));
   }
+  return fds;
 }

@@ -16,7 +16,7 @@ import {
 } from './contract.ts';
 import { sleep, within } from '../time.ts';
 import { signalFront } from './signal-front.ts';
-import { descendantPids, inspectDarwinForeground, readCharCount, readProcStatSync, sessionProcesses } from './procfs.ts';
+import { descendantPids, inspectDarwinForeground, readProcStatSync, sessionProcesses } from './procfs.ts';
 import { LinuxInspector } from './linux-inspector.ts';
 import { endProcessTree, newProcessTreeMark, PROCESS_TREE_VARIABLE } from './process-tree.ts';
 import { openContainment, type TerminalContainment } from './containment.ts';
@@ -53,6 +53,7 @@ class NodePtyHandle implements PtyHandle {
     const exit = new Promise<PtyExit>((resolve) => {
       pty.onExit(({ exitCode, signal }) => {
         this.exited = true;
+        this.inspector?.close();
         resolve({ exitCode: signal ? null : exitCode, signal: signal ? signalName(signal) : null });
         // node-pty reports exit only after its socket closed, so every byte was pushed already.
         output.push(null);
@@ -70,21 +71,25 @@ class NodePtyHandle implements PtyHandle {
   inspectForeground(options?: InspectForegroundOptions): Promise<ForegroundInfo | undefined> {
     if (this.exited) return Promise.resolve(undefined);
     if (process.platform === 'linux') {
-      this.inspector ??= new LinuxInspector(this.pid, this.ptsPath);
-      return this.inspector.inspect({ ...options, treeMark: { name: PROCESS_TREE_VARIABLE, value: this.treeMark } });
+      return this.linuxInspector().inspect({ ...options, treeMark: { name: PROCESS_TREE_VARIABLE, value: this.treeMark } });
     }
     return inspectDarwinForeground(this.pid);
   }
 
   bytesRead(): number | undefined {
     if (this.exited || process.platform !== 'linux') return undefined;
-    return readCharCount(this.pid);
+    return this.linuxInspector().shellCharCount();
   }
 
   async interruptCharacter(): Promise<string | undefined> {
     if (this.exited || process.platform !== 'linux') return undefined;
+    return this.linuxInspector().interruptCharacter();
+  }
+
+  /** Made at the first look; its kept files are closed when the shell exits. */
+  private linuxInspector(): LinuxInspector {
     this.inspector ??= new LinuxInspector(this.pid, this.ptsPath);
-    return this.inspector.interruptCharacter();
+    return this.inspector;
   }
 
   /** Signal the foreground process group as it is at the moment of the kill (see signal-front.ts). */

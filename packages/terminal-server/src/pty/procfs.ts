@@ -7,7 +7,7 @@
  * ..., starttime (field 22).
  */
 import { execFile } from 'node:child_process';
-import { closeSync, openSync, promises as fs, readFileSync, readSync, readdirSync, readlinkSync } from 'node:fs';
+import { promises as fs, readFileSync, readdirSync, readlinkSync } from 'node:fs';
 import type { ForegroundInfo } from './contract.ts';
 import { runStty } from './stty-runner.ts';
 
@@ -22,6 +22,8 @@ export interface ProcStat {
   tpgid: number;
   /** Clock ticks after boot when the process started. */
   startTime: number;
+  /** How many threads it has. */
+  threads: number;
 }
 
 export async function readProcStat(pid: number): Promise<ProcStat | undefined> {
@@ -50,6 +52,11 @@ export function readProcStatSync(pid: number): ProcStat | undefined {
   return parseProcStat(pid, text);
 }
 
+/** A stat line read elsewhere (process-files.ts), parsed; undefined when there was none. */
+export function procStatOf(pid: number, text: string | undefined): ProcStat | undefined {
+  return text === undefined ? undefined : parseProcStat(pid, text);
+}
+
 /**
  * The fields of a /proc stat line after the command name, which may itself hold spaces and parentheses:
  * [0] is the state (field 3 of proc(5)), [1] the parent (field 4), and so on.
@@ -73,6 +80,7 @@ function parseProcStat(pid: number, text: string): ProcStat | undefined {
     ttyNr: Number(rest[4]),
     tpgid: Number(rest[5]),
     startTime: Number(rest[19]),
+    threads: Number(rest[17]),
   };
 }
 
@@ -182,18 +190,12 @@ export async function procText(path: string): Promise<string | undefined> {
 }
 
 /**
- * The bytes the main thread of `pid` has taken with read(2) and its kin so far, from any descriptor
- * (`rchar` in the thread's own /proc io file: unlike the process's, it leaves out what reaped children
- * read). Undefined when it cannot be read.
+ * The bytes the main thread of a process has taken with read(2) and its kin so far, from any descriptor,
+ * given its thread's own io file (`/proc/<pid>/task/<pid>/io`: unlike the process's, its `rchar` leaves
+ * out what reaped children read). Undefined when it could not be read.
  */
-export function readCharCount(pid: number): number | undefined {
-  let text: string;
-  try {
-    text = readFileSync(`/proc/${pid}/task/${pid}/io`, 'utf8');
-  } catch {
-    return undefined;
-  }
-  const match = /^rchar:\s*(\d+)/m.exec(text);
+export function charCountOf(text: string | undefined): number | undefined {
+  const match = text === undefined ? null : /^rchar:\s*(\d+)/m.exec(text);
   return match ? Number(match[1]) : undefined;
 }
 
@@ -203,21 +205,6 @@ export async function threadIds(pid: number): Promise<string[] | undefined> {
     return await procNow.readdir(`/proc/${pid}/task`);
   } catch {
     return undefined;
-  }
-}
-
-export async function readMemory(pid: number, address: number, length: number): Promise<Buffer | undefined> {
-  if (length <= 0 || length > 65536 || !Number.isSafeInteger(address) || address <= 0) return undefined;
-  let fd: number | undefined;
-  try {
-    fd = openSync(`/proc/${pid}/mem`, 'r');
-    const buffer = Buffer.alloc(length);
-    const bytesRead = readSync(fd, buffer, 0, length, address);
-    return bytesRead === length ? buffer : undefined;
-  } catch {
-    return undefined;
-  } finally {
-    if (fd !== undefined) closeSync(fd);
   }
 }
 

@@ -56,6 +56,8 @@ export interface QueueOptions<P = void> {
 
 interface Deferred<T> {
   promise: Promise<T>;
+  /** Resolved or rejected already: a later reject would do nothing but build its error. */
+  readonly done: boolean;
   resolve(value: T): void;
   reject(error: unknown): void;
 }
@@ -68,7 +70,19 @@ function deferred<T>(): Deferred<T> {
     reject = rej;
   });
   promise.catch(() => undefined);
-  return { promise, resolve, reject };
+  const state = {
+    promise,
+    done: false,
+    resolve(value: T) {
+      state.done = true;
+      resolve(value);
+    },
+    reject(error: unknown) {
+      state.done = true;
+      reject(error);
+    },
+  };
+  return state;
 }
 
 interface Operation<P> extends OperationView<P> {
@@ -472,7 +486,7 @@ export class OperationQueue<P = void> {
     op.phase = { kind: 'settled' };
     op.detachAbort?.();
     op.detachAbort = undefined;
-    op.granted.reject(new QueueError('cancelled', 'the operation ended before it was granted'));
+    if (!op.granted.done) op.granted.reject(new QueueError('cancelled', 'the operation ended before it was granted'));
     op.result.resolve({ ...settlement, queueTimeMs: this.queueTime(op) });
   }
 

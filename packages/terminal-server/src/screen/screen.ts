@@ -20,7 +20,7 @@
 import serializeModule from '@xterm/addon-serialize';
 import unicodeModule from '@xterm/addon-unicode11';
 import headless from '@xterm/headless';
-import type { IBufferCell, IMarker, Terminal as HeadlessTerminal } from '@xterm/headless';
+import type { IBufferCell, IBufferNamespace, IMarker, Terminal as HeadlessTerminal } from '@xterm/headless';
 import { type ArchivedRow, archiveRow } from './row-ansi.ts';
 import { AlternateRows, alternateOutput, type AlternatePosition } from './alternate-rows.ts';
 import { CaptureHandle, type CaptureResult } from './capture.ts';
@@ -84,6 +84,8 @@ export class Screen {
   readonly rows: number;
   readonly cols: number;
   private readonly terminal: HeadlessTerminal;
+  /** The emulator's buffers (its `buffer` getter checks an option on every call). */
+  private readonly buffers: IBufferNamespace;
   private readonly serializer: InstanceType<typeof SerializeAddon>;
   private readonly options: ScreenOptions;
   private readonly liveScrollback: number;
@@ -130,6 +132,7 @@ export class Screen {
       // Size reports are answered by terminal-queries.ts; xterm drops CSI t unless these are allowed.
       windowOptions: { getWinSizeChars: true, getWinSizePixels: true, getCellSizePixels: true },
     });
+    this.buffers = this.terminal.buffer;
     this.serializer = new SerializeAddon();
     this.terminal.loadAddon(this.serializer as never);
     this.terminal.loadAddon(new Unicode11Addon() as never);
@@ -140,9 +143,9 @@ export class Screen {
     });
     this.terminal.onBinary(onReply);
     answerTerminalQueries(this.terminal, onReply);
-    this.cell = this.terminal.buffer.normal.getNullCell();
+    this.cell = this.buffers.normal.getNullCell();
     this.alternateRows = new AlternateRows(() => alternateCursorMarker(this.terminal));
-    this.terminal.buffer.onBufferChange((buffer) => {
+    this.buffers.onBufferChange((buffer) => {
       if (buffer.type === 'alternate') this.alternateRows.entered(buffer.cursorY);
       else this.alternateRows.left();
     });
@@ -187,6 +190,11 @@ export class Screen {
    * rows about to be dropped are archived.
    */
   write(text: string, parsed?: () => void): void {
+    // Nothing to parse and nothing queued: the emulator is already where `parsed` is due.
+    if (text.length === 0 && this.unparsedWrites === 0) {
+      this.runParsed(parsed);
+      return;
+    }
     if (this.unparsedWrites === 0 && !this.inParsedCallback && text.length <= IMMEDIATE_PARSE_MAX_CHARS) this.parseNextWriteNow();
     const sliceNewlines = this.sliceRows >> 1;
     const limitChars = Math.max(16, Math.floor((sliceNewlines * this.cols) / 2));
@@ -260,19 +268,23 @@ export class Screen {
     this.unparsedWrites += 1;
     this.terminal.write(text, () => {
       this.unparsedWrites -= 1;
-      const outer = this.inParsedCallback;
-      this.inParsedCallback = true;
-      try {
-        parsed();
-      } finally {
-        this.inParsedCallback = outer;
-      }
+      this.runParsed(parsed);
     });
+  }
+
+  private runParsed(parsed: (() => void) | undefined): void {
+    const outer = this.inParsedCallback;
+    this.inParsedCallback = true;
+    try {
+      parsed?.();
+    } finally {
+      this.inParsedCallback = outer;
+    }
   }
 
   /** Count the rows the emulator dropped, and keep the whole history within its caps. */
   private afterSlice(): void {
-    const active = this.terminal.buffer.active;
+    const active = this.buffers.active;
     if (active.type === 'alternate') this.alternateRows.afterSlice(active.cursorY);
     const trimmedBefore = this.trimmed;
     if (this.anchor) {
@@ -289,7 +301,7 @@ export class Screen {
       if (!kept) this.evicted = true;
     }
     if (this.archiveStart === Number.MAX_SAFE_INTEGER || this.archiveLength === 0) this.archiveStart = this.trimmed;
-    if (this.terminal.buffer.active.type === 'normal') {
+    if (this.buffers.active.type === 'normal' && !this.anchorHolds()) {
       this.anchor?.marker.dispose();
       const marker = this.terminal.registerMarker(0);
       this.anchor = marker ? { marker, row: this.trimmed + marker.line } : undefined;
@@ -302,6 +314,15 @@ export class Screen {
   }
 
   /**
+   * The anchor counts dropped rows while it stays on the screen: rows the emulator drops come from its
+   * history, above it, and erasing the history (CSI 3 J) leaves it in place. Once scrolled into the
+   * history it is set again at the cursor, before it can be dropped itself.
+   */
+  private anchorHolds(): boolean {
+    return this.anchor !== undefined && !this.anchor.marker.isDisposed && this.anchor.marker.line >= this.buffers.normal.baseY;
+  }
+
+  /**
    * Archive every history row but the newest LIVE_SCROLLBACK, while the emulator still holds them; at most
    * `maxRows` of them, returning true while more remain. Called after each slice: the emulator's own
    * history is capped at LIVE_SCROLLBACK plus one slice (`emulatorScrollback`), so the next slice can only
@@ -310,7 +331,7 @@ export class Screen {
    * growth behind it, cost more than the archiving itself).
    */
   private archiveAhead(maxRows = Infinity): boolean {
-    const normal = this.terminal.buffer.normal;
+    const normal = this.buffers.normal;
     const target = this.trimmed + normal.baseY - this.liveScrollback;
     const from = this.archiveLength > 0 ? this.archiveStart + this.archiveLength : this.trimmed;
     if (this.archiveLength === 0) this.archiveStart = from;
@@ -330,7 +351,7 @@ export class Screen {
    * `maxRows` rows per call and returns true while more remain.
    */
   compact(maxRows = Infinity): boolean {
-    const excess = this.terminal.buffer.normal.baseY - this.liveScrollback;
+    const excess = this.buffers.normal.baseY - this.liveScrollback;
     if (excess <= 0 || !this.anchor || this.anchor.marker.isDisposed) return false;
     // More to archive: the caller continues in a later turn, so a long history never blocks the loop.
     if (this.archiveAhead(maxRows)) return true;
@@ -352,7 +373,7 @@ export class Screen {
   }
 
   private evictHistory(): void {
-    const historyEnd = this.trimmed + this.terminal.buffer.normal.baseY;
+    const historyEnd = this.trimmed + this.buffers.normal.baseY;
     while (this.archiveLength > 0) {
       const start = Math.min(this.archiveStart, this.trimmed);
       const total = historyEnd - start;
@@ -393,13 +414,13 @@ export class Screen {
   }
 
   private get historyEnd(): number {
-    return this.trimmed + this.terminal.buffer.normal.baseY;
+    return this.trimmed + this.buffers.normal.baseY;
   }
 
   /** Text and wrap flag of absolute row `row` of the normal buffer's history or viewport. */
   private rowAt(row: number): { text: string; wrapped: boolean } | undefined {
     if (row >= this.trimmed) {
-      const line = this.terminal.buffer.normal.getLine(row - this.trimmed);
+      const line = this.buffers.normal.getLine(row - this.trimmed);
       return line ? { text: line.translateToString(true), wrapped: line.isWrapped } : undefined;
     }
     if (row < this.archiveStart) return undefined;
@@ -409,30 +430,30 @@ export class Screen {
   // ------------------------------------------------------------------ reading
 
   cursor(): Cursor {
-    const buffer = this.terminal.buffer.active;
+    const buffer = this.buffers.active;
     return { x: buffer.cursorX, y: buffer.cursorY };
   }
 
   /** Cursor position counted from the top of the buffer, so that scrolling does not hide a move. */
   absoluteCursor(): { x: number; line: number; alternate: boolean } {
-    const buffer = this.terminal.buffer.active;
+    const buffer = this.buffers.active;
     return { x: buffer.cursorX, line: this.trimmed + buffer.baseY + buffer.cursorY, alternate: buffer.type === 'alternate' };
   }
 
   /** The cursor row's text before the cursor (trailing spaces kept: a prompt often ends with one). */
   cursorRowText(): string {
-    const buffer = this.terminal.buffer.active;
+    const buffer = this.buffers.active;
     return buffer.getLine(buffer.baseY + buffer.cursorY)?.translateToString(false, 0, buffer.cursorX) ?? '';
   }
 
   /** True while a full-screen program uses the alternate buffer. */
   get alternate(): boolean {
-    return this.terminal.buffer.active.type === 'alternate';
+    return this.buffers.active.type === 'alternate';
   }
 
   /** Row `y` of the active buffer's viewport, trailing blanks dropped, and whether it continues the row above. */
   private viewportRow(y: number): { text: string; wrapped: boolean } | undefined {
-    const buffer = this.terminal.buffer.active;
+    const buffer = this.buffers.active;
     const line = buffer.getLine(buffer.baseY + y);
     return line ? { text: line.translateToString(true), wrapped: line.isWrapped } : undefined;
   }
@@ -449,7 +470,7 @@ export class Screen {
 
   /** History rows held inside the emulator itself (beyond LIVE_SCROLLBACK they can be archived). */
   get emulatorHistory(): number {
-    return this.terminal.buffer.normal.baseY;
+    return this.buffers.normal.baseY;
   }
 
   /** History rows (above the viewport) of the normal buffer, archive included. */
@@ -488,7 +509,7 @@ export class Screen {
    * program exits, the normal screen comes back as it was, and what is printed after that is the output.
    */
   beginCapture(lineStart?: ScreenPosition): CaptureHandle {
-    const normal = this.terminal.buffer.normal;
+    const normal = this.buffers.normal;
     const cursorRow = this.trimmed + normal.baseY + normal.cursorY;
     const start = this.sameLine(lineStart, cursorRow) ? { row: lineStart.line, x: lineStart.x } : { row: cursorRow, x: normal.cursorX };
     this.capture = new CaptureHandle(this, start, this.rowAt(start.row)?.text ?? '', this.alternatePosition());
@@ -497,7 +518,7 @@ export class Screen {
 
   /** `from` is on the normal screen, on `row` or a row that `row` continues (wrapped, no line break). */
   private sameLine(from: ScreenPosition | undefined, row: number): from is ScreenPosition {
-    if (!from || from.alternate || this.terminal.buffer.active.type !== 'normal' || from.line > row) return false;
+    if (!from || from.alternate || this.buffers.active.type !== 'normal' || from.line > row) return false;
     for (let next = row; next > from.line; next--) if (!this.rowAt(next)?.wrapped) return false;
     return this.rowAt(from.line) !== undefined;
   }
@@ -515,7 +536,7 @@ export class Screen {
   }
 
   private alternatePosition(): AlternatePosition | undefined {
-    const active = this.terminal.buffer.active;
+    const active = this.buffers.active;
     return active.type === 'alternate' ? this.alternateRows.position(active.cursorY, active.cursorX) : undefined;
   }
 
@@ -523,13 +544,13 @@ export class Screen {
    *  rows above its start that the cursor can reach, as they read now (see capture.ts). */
   private beforeCursorUp(): void {
     const capture = this.capture;
-    if (!capture?.watching || this.terminal.buffer.active.type !== 'normal') return;
-    capture.takeAbove(this.trimmed + this.terminal.buffer.normal.baseY, (row) => this.rowAt(row)?.text ?? '');
+    if (!capture?.watching || this.buffers.active.type !== 'normal') return;
+    capture.takeAbove(this.trimmed + this.buffers.normal.baseY, (row) => this.rowAt(row)?.text ?? '');
   }
 
   /** @internal used by CaptureHandle */
   readCapture(capture: CaptureHandle, position?: ScreenPosition): CaptureResult {
-    const active = this.terminal.buffer.active;
+    const active = this.buffers.active;
     if (active.type === 'alternate') {
       // A prompt drawn here (a program died on this screen) ends the output where it began; otherwise a
       // full-screen program owns the display, and its current screen is the output.
@@ -540,7 +561,7 @@ export class Screen {
     }
     // A place on an alternate screen left since says nothing about this one.
     const end = position?.alternate === undefined ? position : undefined;
-    const normal = this.terminal.buffer.normal;
+    const normal = this.buffers.normal;
     const first = this.historyStart;
     const from = capture.outputStart((row) => (row >= first ? this.rowAt(row)?.text : undefined));
     const evicted = from.row < first;
@@ -642,7 +663,7 @@ export class Screen {
   /** Text of the whole normal buffer, archive included; for tests and diagnostics. */
   allText(): string {
     const lines: string[] = [];
-    const end = this.trimmed + this.terminal.buffer.normal.length;
+    const end = this.trimmed + this.buffers.normal.length;
     for (let row = this.historyStart; row < end; row++) lines.push(this.rowAt(row)?.text ?? '');
     return lines.join('\n');
   }

@@ -255,7 +255,11 @@ export class TerminalGeneration extends EventEmitter<GenerationEvents> {
   }
 
   private scheduleCompaction(): void {
-    if (this.compactTimer) clearTimeout(this.compactTimer);
+    // Output keeps coming: the same timer starts over (cheaper than a new one per chunk).
+    if (this.compactTimer) {
+      this.compactTimer.refresh();
+      return;
+    }
     this.compactTimer = setTimeout(() => {
       this.compactTimer = undefined;
       void this.compactNow();

@@ -1,0 +1,169 @@
+/**
+ * Reading one process's small /proc files, by path or through descriptors kept open.
+ *
+ * Opening /proc/<pid>/<file> walks the path and checks access every time: about three quarters of a
+ * small read's cost. The shell of a terminal is looked at on every prompt, so its files stay open and are
+ * read again from offset 0 (each read of a /proc file at offset 0 renders it anew). A kept descriptor
+ * stays bound to the process it was opened for: once that process is gone its reads fail, and a pid
+ * reused by another process is never read through it.
+ */
+import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
+
+/** What the inspector reads of one process. Every method returns undefined once it cannot be read. */
+export interface ProcessReader {
+  readonly pid: number;
+  /** A file under /proc/<pid>/, as text ('stat', 'task/<tid>/syscall'). */
+  text(name: string): string | undefined;
+  /** The same, as bytes ('auxv'). */
+  bytes(name: string): Buffer | undefined;
+  /** `length` bytes of the process's memory at `address` (/proc/<pid>/mem). */
+  memory(address: number, length: number): Buffer | undefined;
+}
+
+/** Larger reads than this are refused: a wait's pollfd array or fd_set is a few hundred bytes at most. */
+const MAX_MEMORY_READ = 65536;
+
+/** Every read goes through one buffer (reads are synchronous); a file that fills it is read whole by path. */
+const shared = Buffer.allocUnsafe(4096);
+
+function validRange(address: number, length: number): boolean {
+  return length > 0 && length <= MAX_MEMORY_READ && Number.isSafeInteger(address) && address > 0;
+}
+
+/** A process's files, each opened by path for each read: for processes looked at once or rarely. */
+export function processByPath(pid: number): ProcessReader {
+  return {
+    pid,
+    text(name) {
+      try {
+        return readFileSync(`/proc/${pid}/${name}`, 'utf8');
+      } catch {
+        return undefined;
+      }
+    },
+    bytes(name) {
+      try {
+        return readFileSync(`/proc/${pid}/${name}`);
+      } catch {
+        return undefined;
+      }
+    },
+    memory(address, length) {
+      if (!validRange(address, length)) return undefined;
+      let fd: number | undefined;
+      try {
+        fd = openSync(`/proc/${pid}/mem`, 'r');
+        const buffer = Buffer.alloc(length);
+        return readSync(fd, buffer, 0, length, address) === length ? buffer : undefined;
+      } catch {
+        return undefined;
+      } finally {
+        if (fd !== undefined) closeSync(fd);
+      }
+    },
+  };
+}
+
+/**
+ * The files kept open, of the process or of its main thread. Most show the task as it is at each read;
+ * `mem` reads the address space of its opening (see memory). `auxv` is left out: it too is bound to that
+ * address space, and after an exec reads as empty rather than failing.
+ */
+const KEPT_FILES = new Set(['stat', 'syscall', 'io', 'status', 'mem']);
+/** At most this many stay open at once (the names above, both ways). */
+const MAX_KEPT = 8;
+
+/** A process's files kept open: for the shell, looked at on every prompt. `close` when it is done with. */
+export class KeptProcessFiles implements ProcessReader {
+  readonly pid: number;
+  private readonly fds = new Map<string, number>();
+  private readonly byPath: ProcessReader;
+  private closed = false;
+
+  constructor(pid: number) {
+    this.pid = pid;
+    this.byPath = processByPath(pid);
+  }
+
+  text(name: string): string | undefined {
+    const fd = this.fd(name);
+    if (fd === undefined) return this.byPath.text(name);
+    const length = this.readFrom(fd, name);
+    if (length === undefined) return undefined;
+    return length < shared.length ? shared.toString('utf8', 0, length) : this.byPath.text(name);
+  }
+
+  bytes(name: string): Buffer | undefined {
+    const fd = this.fd(name);
+    if (fd === undefined) return this.byPath.bytes(name);
+    const length = this.readFrom(fd, name);
+    if (length === undefined) return undefined;
+    return length < shared.length ? Buffer.from(shared.subarray(0, length)) : this.byPath.bytes(name);
+  }
+
+  /**
+   * The memory descriptor reads the address space the process had when it was opened: after an exec it
+   * reads nothing, and is opened again once.
+   */
+  memory(address: number, length: number): Buffer | undefined {
+    if (!validRange(address, length)) return undefined;
+    const buffer = Buffer.alloc(length);
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const fd = this.fd('mem');
+      if (fd === undefined) return undefined;
+      try {
+        if (readSync(fd, buffer, 0, length, address) === length) return buffer;
+      } catch {
+        // unmapped, or the old address space: open again below
+      }
+      this.forget('mem');
+    }
+    return undefined;
+  }
+
+  close(): void {
+    this.closed = true;
+    for (const name of [...this.fds.keys()]) this.forget(name);
+  }
+
+  /** Read a kept file from its start into the shared buffer: the byte count, or undefined. */
+  private readFrom(fd: number, name: string): number | undefined {
+    try {
+      return readSync(fd, shared, 0, shared.length, 0);
+    } catch {
+      this.forget(name);
+      return undefined;
+    }
+  }
+
+  private fd(name: string): number | undefined {
+    let fd = this.fds.get(name);
+    if (fd !== undefined || this.closed || this.fds.size >= MAX_KEPT || !this.keeps(name)) return fd;
+    try {
+      fd = openSync(`/proc/${this.pid}/${name}`, 'r');
+    } catch {
+      return undefined;
+    }
+    this.fds.set(name, fd);
+    return fd;
+  }
+
+  /** Files of the process itself and of its main thread; those of a descriptor or another thread come
+   *  and go, and are read by path. */
+  private keeps(name: string): boolean {
+    const main = `task/${this.pid}/`;
+    const file = name.startsWith(main) ? name.slice(main.length) : name.includes('/') ? undefined : name;
+    return file !== undefined && KEPT_FILES.has(file);
+  }
+
+  private forget(name: string): void {
+    const fd = this.fds.get(name);
+    if (fd === undefined) return;
+    this.fds.delete(name);
+    try {
+      closeSync(fd);
+    } catch {
+      // already closed
+    }
+  }
+}

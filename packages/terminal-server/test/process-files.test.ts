@@ -1,0 +1,73 @@
+/**
+ * The shell's /proc files kept open (process-files.ts): each read shows the process as it is now, the
+ * memory file follows an exec to the new address space, and a process that is gone reads as nothing.
+ */
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { describe, it } from 'node:test';
+import { KeptProcessFiles, processByPath } from '../src/pty/process-files.ts';
+import { waitFor } from './helpers/engine.ts';
+
+const AT_RANDOM = 25;
+
+/** Where the kernel put this image's 16 random bytes (read by path, as a fresh look would). */
+function randomAddress(pid: number): number {
+  const auxv = processByPath(pid).bytes('auxv');
+  assert.ok(auxv && auxv.length > 0, 'the auxiliary vector is readable');
+  for (let at = 0; at + 16 <= auxv.length; at += 16) {
+    if (Number(auxv.readBigUInt64LE(at)) === AT_RANDOM) return Number(auxv.readBigUInt64LE(at + 8));
+  }
+  throw new Error('no AT_RANDOM');
+}
+
+describe('a process read through kept /proc descriptors', { skip: process.platform !== 'linux' }, () => {
+  it('follows the process through an exec and reads nothing once it is gone', async () => {
+    // bash waits for a line, then becomes `sleep` in the same process.
+    const child = spawn('bash', ['-c', 'read line; exec sleep 30'], { stdio: ['pipe', 'ignore', 'ignore'] });
+    const pid = child.pid!;
+    const files = new KeptProcessFiles(pid);
+    try {
+      await waitFor(() => files.text(`task/${pid}/syscall`)?.startsWith('0 '), 'bash asleep in read(2)');
+      assert.match(files.text('stat') ?? '', /^\d+ \(bash\) S /);
+      const before = randomAddress(pid);
+      const bytesBefore = files.memory(before, 16);
+      assert.ok(bytesBefore, 'the random bytes are read through the kept memory file');
+      assert.deepEqual(bytesBefore, processByPath(pid).memory(before, 16));
+
+      child.stdin.end('go\n');
+      await waitFor(() => /^\d+ \(sleep\) /.test(files.text('stat') ?? ''), "bash exec'd into sleep");
+      // The kept memory file was opened on bash's address space: after the exec it must read sleep's.
+      const after = randomAddress(pid);
+      const bytesAfter = files.memory(after, 16);
+      assert.ok(bytesAfter);
+      assert.deepEqual(bytesAfter, processByPath(pid).memory(after, 16), 'the new image is read, not the old one');
+      assert.notDeepEqual(bytesAfter, bytesBefore, 'every exec has random bytes of its own');
+      assert.deepEqual(
+        files.memory(before, 16),
+        processByPath(pid).memory(before, 16),
+        'the old address reads what the new image holds there',
+      );
+      assert.ok(files.bytes('auxv')?.length, 'auxv is read by path: the new image has one');
+
+      child.kill('SIGKILL');
+      await once(child, 'exit');
+      await waitFor(() => files.text('stat') === undefined, 'the process gone');
+      assert.equal(files.text(`task/${pid}/io`), undefined);
+      assert.equal(files.memory(after, 16), undefined);
+    } finally {
+      files.close();
+      child.kill('SIGKILL');
+    }
+  });
+
+  it('reads nothing after close, and refuses memory reads out of range', () => {
+    const files = new KeptProcessFiles(process.pid);
+    assert.match(files.text('stat') ?? '', new RegExp(`^${process.pid} `));
+    assert.equal(files.memory(0, 16), undefined);
+    assert.equal(files.memory(4096, 1 << 20), undefined);
+    files.close();
+    // Closed: reads go by path (still this live process), and nothing is kept open again.
+    assert.match(files.text('stat') ?? '', new RegExp(`^${process.pid} `));
+  });
+});
