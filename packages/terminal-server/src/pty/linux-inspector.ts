@@ -16,7 +16,7 @@
  * /proc/<pid>/task/<tid>/syscall: "<nr> <arg0> ... <arg5> <sp> <pc>" in hex, or "running".
  */
 import { createHash } from 'node:crypto';
-import { promises as fs, statSync } from 'node:fs';
+import { promises as fs, readlinkSync, statSync } from 'node:fs';
 import type { ForegroundInfo, InnerTerminal, InputCall } from './contract.ts';
 import {
   type ProcStat,
@@ -24,7 +24,6 @@ import {
   charCountOf,
   descendantPids,
   processesWithEnvironment,
-  procNow,
   procStatOf,
   readProcStat,
   readProcStatSync,
@@ -204,7 +203,8 @@ export class LinuxInspector {
       // A process of one thread (a shell, most programs): its only thread has its pid for id.
       const tids = member.threads === 1 ? [String(member.pid)] : ((await threadIds(member.pid)) ?? []);
       for (const tid of tids) {
-        const wait = await this.threadWait(member.pid, tid, ptsPath);
+        // The process's own state, read just now, is its only thread's.
+        const wait = await this.threadWait(member.pid, tid, ptsPath, member.threads === 1 ? member.state : undefined);
         if (!wait) continue;
         const reader: Reader = { ...wait, pid: member.pid, tid, command: member.comm, processGroupId: member.pgrp };
         const switches = sleeps ? await contextSwitches(member.pid, tid) : undefined;
@@ -245,14 +245,15 @@ export class LinuxInspector {
     return pids;
   }
 
-  /** Whether thread `tid` of `pid` is asleep waiting for input on `ptsPath`, and how. */
-  private async threadWait(pid: number, tid: string, ptsPath: string): Promise<Wait | undefined> {
+  /** Whether thread `tid` of `pid` is asleep waiting for input on `ptsPath`, and how; `knownState`: its state
+   *  letter, when the caller has just read it (a process of one thread). */
+  private async threadWait(pid: number, tid: string, ptsPath: string, knownState?: string): Promise<Wait | undefined> {
     const table = this.table;
     if (!table) return undefined;
     const proc = this.processReader(pid);
     // A thread that input has already woken is runnable ('R') while it still sits in the syscall.
-    const stat = proc.text(`task/${tid}/stat`);
-    if (stat === undefined || statFields(stat)[0] !== 'S') return undefined;
+    const state = knownState ?? statFields(proc.text(`task/${tid}/stat`) ?? '')[0];
+    if (state !== 'S') return undefined;
     const text = proc.text(`task/${tid}/syscall`)?.trim();
     if (text === undefined || text === 'running') return undefined;
     const fields = text.split(' ');
@@ -261,7 +262,7 @@ export class LinuxInspector {
     const int32 = (i: number): number => arg(i) | 0;
     const stack = fields[7];
     if (table.read.includes(nr)) {
-      if ((await fdTarget(pid, arg(0), ptsPath)) !== 'terminal') return undefined;
+      if (fdTarget(pid, arg(0), ptsPath) !== 'terminal') return undefined;
       const read: Wait = { call: 'read', timed: false, relay: false, masters: [] };
       if (stack !== undefined) read.stack = stack;
       return read;
@@ -279,7 +280,7 @@ export class LinuxInspector {
       polled = epollSet(pid, arg(0));
     }
     if (!polled || polled.length === 0) return undefined;
-    const targets = await Promise.all(polled.map(async (fd) => ({ fd, target: await fdTarget(pid, fd, ptsPath) })));
+    const targets = polled.map((fd) => ({ fd, target: fdTarget(pid, fd, ptsPath) }));
     if (!targets.some((t) => t.target === 'terminal')) return undefined;
     const masters = targets.filter((t) => t.target === 'master').map((t) => t.fd);
     const sockets = targets.filter((t) => t.target === 'socket').map((t) => t.fd);
@@ -347,7 +348,7 @@ export class LinuxInspector {
       } catch {
         continue;
       }
-      for (const fd of fds) if ((await fdTarget(pid, Number(fd))) === 'master') masters.push({ pid, fd: Number(fd) });
+      for (const fd of fds) if (fdTarget(pid, Number(fd)) === 'master') masters.push({ pid, fd: Number(fd) });
     }
     this.masterScan = { at: now, masters };
     return masters;
@@ -434,10 +435,10 @@ const AT_RANDOM = 25;
 type FdTarget = 'terminal' | 'master' | 'socket' | 'other';
 
 /** What descriptor `fd` of `pid` is: the terminal `ptsPath`, a terminal master, a socket, or other. */
-async function fdTarget(pid: number, fd: number, ptsPath?: string): Promise<FdTarget> {
+function fdTarget(pid: number, fd: number, ptsPath?: string): FdTarget {
   let target: string;
   try {
-    target = await procNow.readlink(`/proc/${pid}/fd/${fd}`);
+    target = readlinkSync(`/proc/${pid}/fd/${fd}`);
   } catch {
     return 'other';
   }
@@ -481,7 +482,7 @@ async function terminalFds(pid: number, ptsPath: string): Promise<number[]> {
     return [];
   }
   const found: number[] = [];
-  for (const fd of fds) if ((await fdTarget(pid, Number(fd), ptsPath)) === 'terminal') found.push(Number(fd));
+  for (const fd of fds) if (fdTarget(pid, Number(fd), ptsPath) === 'terminal') found.push(Number(fd));
   return found;
 }
 
