@@ -89,6 +89,28 @@ describe('engine: commands at the prompt', () => {
     assert.equal((await send('echo after')).output, 'echo after\nafter');
   });
 
+  it('a history line bash puts back to edit (histverify, histreedit) waits unsubmitted; Enter runs it', async () => {
+    assert.equal((await send('shopt -s histverify; echo verified')).waitReason, 'prompt');
+    // bash expands `!!` and draws its prompt again with the line on it, for the person to check: nothing ran.
+    const back = await send('!!');
+    assert.equal(back.waitReason, 'stdin_read', `reported ${back.waitReason}: ${back.output}`);
+    assert.equal(back.inputWait?.command, 'bash');
+    assert.equal(back.inputWait?.unsubmitted, true);
+    assert.match(back.output, /^!!\n.*shopt -s histverify; echo verified$/);
+    const ran = await send('');
+    assert.equal(ran.waitReason, 'prompt');
+    assert.equal(ran.exitCode, 0);
+    assert.equal(ran.output, 'shopt -s histverify; echo verified\nverified', 'the command line is the one bash put back');
+    // A failed expansion with histreedit: the line comes back to be mended.
+    assert.equal((await send('shopt -u histverify; shopt -s histreedit')).waitReason, 'prompt');
+    const failed = await send('echo !?qq-no-such-event-zz?');
+    assert.equal(failed.waitReason, 'stdin_read');
+    assert.equal(failed.inputWait?.unsubmitted, true);
+    assert.match(failed.output, /event not found/);
+    assert.equal((await send('\x03', false)).waitReason, 'prompt');
+    assert.equal((await send('shopt -u histreedit; echo done')).output, 'shopt -u histreedit; echo done\ndone');
+  });
+
   it('a background job that never stops printing does not hold the line that started it', async () => {
     // The job prints from its first moment, every few milliseconds, so the prompt mark is seldom the last
     // thing drawn for long: bash asleep in its line editor at its prompt's depth, after the mark, says the

@@ -516,6 +516,19 @@ export class Screen {
     return this.capture;
   }
 
+  /**
+   * The text of the cursor's line from `from` on (its wrapped continuations too, also past the cursor), or
+   * undefined unless the cursor is on the normal screen, on `from`'s row or a row continuing it. What a line
+   * editor shows after its prompt: its line's text.
+   */
+  lineTextFrom(from: ScreenPosition | undefined): string | undefined {
+    const normal = this.buffers.normal;
+    if (!this.sameLine(from, this.trimmed + normal.baseY + normal.cursorY)) return undefined;
+    let text = this.rowAt(from.line)!.text.slice(from.x);
+    for (let row = from.line + 1; this.rowAt(row)?.wrapped === true; row++) text += this.rowAt(row)!.text;
+    return text;
+  }
+
   /** `from` is on the normal screen, on `row` or a row that `row` continues (wrapped, no line break). */
   private sameLine(from: ScreenPosition | undefined, row: number): from is ScreenPosition {
     if (!from || from.alternate || this.buffers.active.type !== 'normal' || from.line > row) return false;

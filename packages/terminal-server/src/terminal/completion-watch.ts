@@ -54,7 +54,7 @@ export interface GenerationObserver {
 export interface WatchHost extends ThroughOutputHost {
   readonly pid: number;
   readonly handle: PtyHandle;
-  readonly screen: Pick<Screen, 'absoluteCursor' | 'cursorRowText' | 'position'>;
+  readonly screen: Pick<Screen, 'absoluteCursor' | 'cursorRowText' | 'position' | 'lineTextFrom'>;
   readonly nonce: string;
   readonly pollIntervalMs: number;
   observer(): GenerationObserver | undefined;
@@ -135,7 +135,11 @@ export class CompletionWatch {
   private lineSubmitted = false;
   /** Text was written after the last CR, LF or Ctrl-C: the line bash edits holds input not submitted. */
   private lineOpen = false;
-  /** Where the last prompt mark that counted left the cursor: where a line typed at that prompt begins. */
+  /** The last prompt mark was bash drawing its prompt again for the same command, not a new prompt: a line
+   *  put back to edit (`histverify`, a failed history expansion), a redraw (Ctrl-L), a completion list.
+   *  What bash drew after it is its line (see lineHeld). */
+  private redrawn = false;
+  /** Where the last prompt mark (counted, or a redraw) left the cursor: where the line at that prompt begins. */
   private promptEnd: ScreenPosition | undefined;
   /** The last prompt reported, as drawn on its row (PS1 rendered). */
   private lastPromptText: string | undefined;
@@ -201,7 +205,12 @@ export class CompletionWatch {
       return;
     }
     // A prompt mark counts once: a new command number, or the first after a fresh exit-status mark.
-    if (marker.command <= this.countedCommand && !this.freshStatus) return;
+    if (marker.command <= this.countedCommand && !this.freshStatus) {
+      this.redrawn = !cursor.alternate;
+      if (this.redrawn) this.promptEnd = { line: cursor.line, x: cursor.x };
+      return;
+    }
+    this.redrawn = false;
     this.countedCommand = Math.max(this.countedCommand, marker.command);
     this.freshStatus = false;
     this.commandRunning = false;
@@ -231,7 +240,10 @@ export class CompletionWatch {
     this.siblingsWorkedAt = undefined;
     // Enter submits a line; Ctrl-C at the prompt drops it and bash draws the prompt again.
     const lineEnd = lastLineEnd(data);
-    if (lineEnd >= 0) this.lineSubmitted = true;
+    if (lineEnd >= 0) {
+      this.lineSubmitted = true;
+      this.redrawn = false;
+    }
     if (lineEnd < data.length - 1) this.lineOpen = true;
     else if (lineEnd >= 0) this.lineOpen = false;
     this.lastWriteAt = performance.now();
@@ -249,7 +261,19 @@ export class CompletionWatch {
 
   /** Where the line bash holds unsubmitted begins (the end of the prompt it was typed at), if one is open. */
   openLineStart(): ScreenPosition | undefined {
-    return this.lineOpen ? this.promptEnd : undefined;
+    return this.lineHeld() ? this.promptEnd : undefined;
+  }
+
+  /**
+   * bash's line editor holds text nobody submitted: typed by a send without Enter, or drawn by bash after a
+   * prompt it redrew (a history line put back to edit). bash shows its line after its prompt, so after a
+   * redraw the screen says whether it holds anything (a redraw of an empty line, Ctrl-L, holds nothing).
+   * Typed text counts as held even once erased (Ctrl-U): a person typing at the prompt is not done.
+   */
+  private lineHeld(): boolean {
+    if (this.lineOpen) return true;
+    if (!this.redrawn) return false;
+    return (this.host.screen.lineTextFrom(this.promptEnd)?.trim() ?? '') !== '';
   }
 
   /** A new operation that wrote nothing (a send of no text): waits are timed from now. */
@@ -357,7 +381,7 @@ export class CompletionWatch {
     const stack = this.promptStack;
     const now = performance.now();
     // A line typed after the prompt and not submitted: bash waits for the rest of it (evidence.ts).
-    if (this.lineOpen || !seen || stack === undefined) return false;
+    if (this.lineHeld() || !seen || stack === undefined) return false;
     if (now - this.lastWriteAt < WRITE_SETTLE_MS || now - this.lastAfterMarkLook < AFTER_MARK_LOOK_MS) return false;
     this.lastAfterMarkLook = now;
     const atPrompt = (info: ForegroundInfo | undefined) => {
@@ -380,7 +404,7 @@ export class CompletionWatch {
   async atPrompt(): Promise<boolean> {
     const { handle, pid } = this.host;
     // A line typed and not submitted: bash waits for the rest of it, which the poll reports.
-    if (handle.inputWaitDetection !== true || this.lineOpen) return false;
+    if (handle.inputWaitDetection !== true || this.lineHeld()) return false;
     const mark = this.promptMark;
     const info = await handle.inspectForeground({ terminalFlags: false }).catch(() => undefined);
     this.noteImage(info);
@@ -439,6 +463,7 @@ export class CompletionWatch {
     if (observer.dispatch() === dispatch) {
       this.lineSubmitted = false;
       this.lineOpen = false;
+      this.redrawn = false;
     }
     this.promptSeen = undefined;
     const status = this.lastStatus;
@@ -576,7 +601,7 @@ export class CompletionWatch {
         commandRunning: this.commandRunning,
         promptStack: this.promptStack,
         lineSubmitted: this.lineSubmitted,
-        lineOpen: this.lineOpen,
+        lineOpen: this.lineHeld(),
       },
       sinceWriteMs: now - this.lastWriteAt,
       // Through output, the group's stillness stands for quiet (wait-through-output.ts).

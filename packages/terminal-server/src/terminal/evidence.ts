@@ -57,8 +57,9 @@ export interface ShellMarks {
   /** A line was submitted (a CR or LF written) or dropped (Ctrl-C) since the last prompt was reported.
    *  Without one, bash idle in its line editor is a person still typing at the prompt, not a prompt. */
   lineSubmitted: boolean;
-  /** Text was written after the last line break (a send with submit false, a recalled history line): bash's
-   *  line editor holds a line nobody has submitted yet. */
+  /** bash's line editor holds a line nobody has submitted yet: text written after the last line break (a send
+   *  with submit false, a recalled history line) or drawn by bash after redrawing its prompt (a history
+   *  line put back to edit), and not shown erased. */
   lineOpen: boolean;
 }
 
