@@ -3,7 +3,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { runRead, runReset, runSend, type SendResult } from '../src/index.ts';
+import { runRead, runReset, runSend, runSignal, type SendResult } from '../src/index.ts';
 import { makeHub, type TestHub } from './helpers/engine.ts';
 
 describe('engine: commands at the prompt', () => {
@@ -109,6 +109,30 @@ describe('engine: commands at the prompt', () => {
     assert.match(failed.output, /event not found/);
     assert.equal((await send('\x03', false)).waitReason, 'prompt');
     assert.equal((await send('shopt -u histreedit; echo done')).output, 'shopt -u histreedit; echo done\ndone');
+  });
+
+  it('a command left open (PS2) is a wait of bash, not a prompt, wherever bash reads the rest', async () => {
+    // bash reads the rest of an open `for` or a line ending in a backslash at its prompt's own depth, and
+    // a quote or here-document deeper: either way no prompt was drawn and nothing started.
+    for (const [open, rest, output] of [
+      ['for i in 1 2', 'do echo "item $i"; done', 'item 1\nitem 2'],
+      ['echo joined \\', 'line', 'joined line'],
+      ['cat <<EOF', 'EOF', ''],
+      ['echo "open', 'quote"', 'open\nquote'],
+    ]) {
+      const first = await send(open!);
+      assert.equal(first.waitReason, 'stdin_read', `${open}: ${first.waitReason} ${first.output}`);
+      assert.equal(first.inputWait?.command, 'bash');
+      assert.equal(first.inputWait?.unsubmitted, undefined, 'the line was submitted');
+      assert.match(first.output, /\n> $/, 'the continuation prompt is in the output');
+      const done = await send(rest!);
+      assert.equal(done.waitReason, 'prompt', `${rest}: ${done.waitReason}`);
+      assert.equal(done.exitCode, 0);
+      assert.ok(done.output.endsWith(output!), `${rest}: ${done.output}`);
+    }
+    const interrupted = await send('if true');
+    assert.equal(interrupted.waitReason, 'stdin_read');
+    assert.equal((await runSignal(t.hub, 'shell', { signal: 'SIGINT' })).waitReason, 'prompt');
   });
 
   it('a background job that never stops printing does not hold the line that started it', async () => {

@@ -32,7 +32,7 @@ function observe(
     shellProgram: 'bash',
     waitsKnown: true,
     front,
-    marks: { prompt: false, commandRunning: false, lineSubmitted: true, lineOpen: false, ...marks },
+    marks: { prompt: false, commandRunning: false, lineSubmitted: true, lineOpen: false, continuing: false, ...marks },
     sinceWriteMs: 600,
     quietMs: 500,
     waitSeenMs: 0,
@@ -95,6 +95,16 @@ const rows: Array<[string, Observation, Expect]> = [
     'a quote continuation (PS2) waits deeper too',
     observe({ ...lineEditor, inputStack: '0x7ffc9293de80' }, {}, { promptStack: PROMPT_STACK }),
     'input',
+  ],
+  [
+    'a line submitted that neither started a command nor ended (an open `for`, a trailing backslash): PS2 at the prompt depth',
+    observe(lineEditor, { quietMs: 150 }, { continuing: true, promptStack: PROMPT_STACK }),
+    'input',
+  ],
+  [
+    'the same before the terminal was quiet long enough for the marks to arrive',
+    observe(lineEditor, { quietMs: 50 }, { continuing: true, promptStack: PROMPT_STACK }),
+    'undecided',
   ],
   [
     'no mark, bash idle, nothing written since its prompt was reported: no new prompt',

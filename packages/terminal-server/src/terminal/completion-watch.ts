@@ -133,6 +133,11 @@ export class CompletionWatch {
   private commandRunning = false;
   /** A CR or LF was written since the last prompt was reported (see evidence.ts). */
   private lineSubmitted = false;
+  /** A line was submitted after the last mark: no command started (C) and no status or prompt since. */
+  private lineUnstarted = false;
+  /** bash marks its prompts: a mark came since its image last changed and since a prompt was found without
+   *  one (the hook unset). Only then does a line with no mark since it say anything (see continuing). */
+  private marksInImage = false;
   /** Text was written after the last CR, LF or Ctrl-C: the line bash edits holds input not submitted. */
   private lineOpen = false;
   /** The last prompt mark was bash drawing its prompt again for the same command, not a new prompt: a line
@@ -189,6 +194,8 @@ export class CompletionWatch {
   /** A shell mark, called where the screen has parsed exactly the text before it (`drawn`: some was). */
   mark(marker: ShellMarker, dispatch: number, drawn: boolean): void {
     if (drawn) this.promptMark = undefined;
+    this.lineUnstarted = false;
+    this.marksInImage = true;
     const cursor = this.host.screen.absoluteCursor();
     if (marker.kind === 'D') {
       this.lastStatus = { status: marker.status, dispatch };
@@ -242,6 +249,7 @@ export class CompletionWatch {
     const lineEnd = lastLineEnd(data);
     if (lineEnd >= 0) {
       this.lineSubmitted = true;
+      this.lineUnstarted = true;
       this.redrawn = false;
     }
     if (lineEnd < data.length - 1) this.lineOpen = true;
@@ -466,6 +474,8 @@ export class CompletionWatch {
       this.redrawn = false;
     }
     this.promptSeen = undefined;
+    // A prompt bash drew without its mark: the hook is gone from this image until marks come back.
+    if (evidence === 'kernel') this.marksInImage = false;
     const status = this.lastStatus;
     let start = this.promptStart;
     const cursor = screen.absoluteCursor();
@@ -515,6 +525,7 @@ export class CompletionWatch {
       this.freshStatus = false;
       this.promptStack = undefined;
       this.imageChanged = true;
+      this.marksInImage = false;
       // `exec bash` or `exec python3`: which decides whether its line editor can be a prompt.
       this.shellProgram = runsBash(this.host.pid) ? 'bash' : 'other';
     }
@@ -602,6 +613,7 @@ export class CompletionWatch {
         promptStack: this.promptStack,
         lineSubmitted: this.lineSubmitted,
         lineOpen: this.lineHeld(),
+        continuing: this.lineUnstarted && this.marksInImage,
       },
       sinceWriteMs: now - this.lastWriteAt,
       // Through output, the group's stillness stands for quiet (wait-through-output.ts).

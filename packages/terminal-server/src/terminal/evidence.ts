@@ -61,6 +61,10 @@ export interface ShellMarks {
    *  with submit false, a recalled history line) or drawn by bash after redrawing its prompt (a history
    *  line put back to edit), and not shown erased. */
   lineOpen: boolean;
+  /** A line was submitted and, although bash marks its commands and prompts in this image, it has since
+   *  neither started a command (PS0's mark) nor ended the line (an exit-status or prompt mark): it reads
+   *  more of that command (PS2: an open `for`, a trailing backslash). */
+  continuing: boolean;
 }
 
 /** What the shell process runs: bash (as started, or after `exec bash`), or another program it exec'd
@@ -217,13 +221,16 @@ function judgeShell(o: Observation, front: ForegroundInfo): Verdict {
 /** No mark says a command runs (the shell exec'd, or its hook was removed), or typed text moved the cursor
  *  past the prompt's mark: bash idle in its line editor at the depth of its prompt. With a line typed and
  *  not submitted it waits for the rest of that line (the typing reached it: the checks before judgeShell
- *  saw its echo, or gave it INPUT_DELIVERY_MS); otherwise it is taken for its prompt once the terminal has
- *  been quiet long enough. */
+ *  saw its echo, or gave it INPUT_DELIVERY_MS); with a submitted line that neither started nor ended, for
+ *  the rest of that command; otherwise it is taken for its prompt once the terminal has been quiet long
+ *  enough. */
 function unmarkedPrompt(o: Observation, wait: WaitFacts): Verdict {
   if (o.marks.lineOpen) return { kind: 'input', wait: { ...wait, unsubmitted: true } };
   // Without a mark, only output after the write shows bash read the line (it echoes what it reads).
   if (!o.marks.lineSubmitted || !tookInput(o)) return undecided();
   if (o.quietMs < UNMARKED_PROMPT_QUIET_MS) return undecided(UNMARKED_PROMPT_QUIET_MS - o.quietMs);
+  // Quiet that long, any mark bash wrote before it slept has been read: none came, so no prompt was drawn.
+  if (o.marks.continuing) return { kind: 'input', wait };
   return { kind: 'prompt', evidence: 'kernel' };
 }
 
