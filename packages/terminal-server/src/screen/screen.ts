@@ -451,11 +451,17 @@ export class Screen {
     return this.buffers.active.type === 'alternate';
   }
 
-  /** Row `y` of the active buffer's viewport, trailing blanks dropped, and whether it continues the row above. */
+  /**
+   * Row `y` of the active buffer's viewport, trailing blanks dropped, and whether it continues the row
+   * above. On the alternate screen trailing spaces go too: full-screen programs paint whole rows (vim's
+   * `~` rows, top's lines), and 160 spaces a row would be most of the result.
+   */
   private viewportRow(y: number): { text: string; wrapped: boolean } | undefined {
     const buffer = this.buffers.active;
     const line = buffer.getLine(buffer.baseY + y);
-    return line ? { text: line.translateToString(true), wrapped: line.isWrapped } : undefined;
+    if (!line) return undefined;
+    const text = line.translateToString(true);
+    return { text: buffer.type === 'alternate' ? text.trimEnd() : text, wrapped: line.isWrapped };
   }
 
   viewportLines(): string[] {
