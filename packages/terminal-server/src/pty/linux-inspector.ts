@@ -134,7 +134,11 @@ export class LinuxInspector {
     if (!shell || shell.state === 'Z') return undefined;
     const pgid = shell.tpgid;
     if (!(pgid > 0)) return undefined;
-    if (options.readers === false) return { processGroupId: pgid, inputWaiting: false };
+    if (options.readers === false) {
+      // Who is in front, and what its leader runs (the shell's fork before its exec still says bash).
+      const command = pgid === this.shellPid ? shell.comm : readProcStatSync(pgid)?.comm;
+      return command === undefined ? { processGroupId: pgid, inputWaiting: false } : { processGroupId: pgid, inputWaiting: false, command };
+    }
     const members = pgid === this.shellPid ? [shell] : await this.groupMembers(pgid);
     const leader = members.find((s) => s.pid === pgid) ?? members[0];
     const info: ForegroundInfo = { processGroupId: pgid, inputWaiting: false };

@@ -404,7 +404,13 @@ export class TerminalGeneration extends EventEmitter<GenerationEvents> {
   /** The process group in front of the terminal now (an inspection without the terminal flags, which
    *  would cost a process spawn). */
   async foregroundGroup(): Promise<number | undefined> {
-    return (await this.handle.inspectForeground({ terminalFlags: false, readers: false }).catch(() => undefined))?.processGroupId;
+    return (await this.foregroundFront())?.group;
+  }
+
+  /** The same, with the command its leader runs now (undefined where the platform does not say). */
+  async foregroundFront(): Promise<{ group: number; command: string | undefined } | undefined> {
+    const info = await this.handle.inspectForeground({ terminalFlags: false, readers: false }).catch(() => undefined);
+    return info && { group: info.processGroupId, command: info.command };
   }
 
   /**
