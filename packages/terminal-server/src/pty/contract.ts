@@ -31,7 +31,8 @@ export interface InspectForegroundOptions {
    *  for them, but start reading them, so that a later look at the same sleep of the same reader (a
    *  confirming look) has them at once. */
   terminalFlags?: boolean | 'ahead';
-  /** Look for a reader at all; false asks only who is in front (cheap: one /proc read). Default true. */
+  /** Look for a reader at all; false asks only who is in front and what its leader runs (cheap: one or
+   *  two /proc reads). Default true. */
   readers?: boolean;
   /** Linux: when a reader of the foreground group is found, also fingerprint the group's stillness (see
    *  `ForegroundInfo.stillness`; a few more /proc reads). Default false. */
