@@ -69,7 +69,7 @@ export function processByPath(pid: number): ProcessReader {
  * `mem` reads the address space of its opening (see memory). `auxv` is left out: it too is bound to that
  * address space, and after an exec reads as empty rather than failing.
  */
-const KEPT_FILES = new Set(['stat', 'syscall', 'io', 'status', 'mem']);
+const KEPT_FILES = new Set(['stat', 'syscall', 'io', 'mem']);
 /** At most this many stay open at once (the names above, both ways). */
 const MAX_KEPT = 8;
 
@@ -86,11 +86,7 @@ export class KeptProcessFiles implements ProcessReader {
   }
 
   text(name: string): string | undefined {
-    const fd = this.fd(name);
-    if (fd === undefined) return this.byPath.text(name);
-    const length = this.readFrom(fd, name);
-    if (length === undefined) return undefined;
-    return length < shared.length ? shared.toString('utf8', 0, length) : this.byPath.text(name);
+    return this.bytes(name)?.toString('utf8');
   }
 
   bytes(name: string): Buffer | undefined {

@@ -7,7 +7,7 @@
  * ..., starttime (field 22).
  */
 import { execFile } from 'node:child_process';
-import { promises as fs, readFileSync, readdirSync, readlinkSync } from 'node:fs';
+import { promises as fs, readFileSync, readdirSync } from 'node:fs';
 import type { ForegroundInfo } from './contract.ts';
 import { runStty } from './stty-runner.ts';
 
@@ -169,14 +169,8 @@ export const procNow = {
   async readText(path: string): Promise<string> {
     return readFileSync(path, 'utf8');
   },
-  async readBytes(path: string): Promise<Buffer> {
-    return readFileSync(path);
-  },
   async readdir(path: string): Promise<string[]> {
     return readdirSync(path);
-  },
-  async readlink(path: string): Promise<string> {
-    return readlinkSync(path);
   },
 };
 

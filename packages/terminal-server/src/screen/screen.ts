@@ -451,22 +451,24 @@ export class Screen {
     return this.buffers.active.type === 'alternate';
   }
 
-  /**
-   * Row `y` of the active buffer's viewport, trailing blanks dropped, and whether it continues the row
-   * above. On the alternate screen trailing spaces go too: full-screen programs paint whole rows (vim's
-   * `~` rows, top's lines), and 160 spaces a row would be most of the result.
-   */
+  /** Row `y` of the active buffer's viewport, trailing blanks dropped, and whether it continues the row above. */
   private viewportRow(y: number): { text: string; wrapped: boolean } | undefined {
     const buffer = this.buffers.active;
     const line = buffer.getLine(buffer.baseY + y);
-    if (!line) return undefined;
-    const text = line.translateToString(true);
-    return { text: buffer.type === 'alternate' ? text.trimEnd() : text, wrapped: line.isWrapped };
+    return line ? { text: line.translateToString(true), wrapped: line.isWrapped } : undefined;
   }
 
+  /**
+   * The viewport's rows. On the alternate screen their trailing spaces go too: full-screen programs paint
+   * whole rows (vim's `~` rows, top's lines), and 160 spaces a row would be most of the result.
+   */
   viewportLines(): string[] {
+    const alternate = this.buffers.active.type === 'alternate';
     const lines: string[] = [];
-    for (let y = 0; y < this.rows; y++) lines.push(this.viewportRow(y)?.text ?? '');
+    for (let y = 0; y < this.rows; y++) {
+      const text = this.viewportRow(y)?.text ?? '';
+      lines.push(alternate ? text.trimEnd() : text);
+    }
     return lines;
   }
 
@@ -531,8 +533,11 @@ export class Screen {
     const normal = this.buffers.normal;
     if (!this.sameLine(from, this.trimmed + normal.baseY + normal.cursorY)) return undefined;
     let text = this.rowAt(from.line)!.text.slice(from.x);
-    for (let row = from.line + 1; this.rowAt(row)?.wrapped === true; row++) text += this.rowAt(row)!.text;
-    return text;
+    for (let row = from.line + 1; ; row++) {
+      const next = this.rowAt(row);
+      if (!next?.wrapped) return text;
+      text += next.text;
+    }
   }
 
   /** `from` is on the normal screen, on `row` or a row that `row` continues (wrapped, no line break). */
