@@ -34,6 +34,12 @@ describe('a process read through kept /proc descriptors', { skip: process.platfo
       const bytesBefore = files.memory(before, 16);
       assert.ok(bytesBefore, 'the random bytes are read through the kept memory file');
       assert.deepEqual(bytesBefore, processByPath(pid).memory(before, 16));
+      const bashSpace = files.addressSpace;
+      assert.notEqual(bashSpace, undefined);
+      // An unmapped address fails without taking the address space for gone.
+      assert.equal(files.memory(4096, 16), undefined);
+      assert.ok(files.memory(before, 16));
+      assert.equal(files.addressSpace, bashSpace, 'the same opening reads the same image');
 
       child.stdin.end('go\n');
       await waitFor(() => /^\d+ \(sleep\) /.test(files.text('stat') ?? ''), "bash exec'd into sleep");
@@ -43,6 +49,7 @@ describe('a process read through kept /proc descriptors', { skip: process.platfo
       assert.ok(bytesAfter);
       assert.deepEqual(bytesAfter, processByPath(pid).memory(after, 16), 'the new image is read, not the old one');
       assert.notDeepEqual(bytesAfter, bytesBefore, 'every exec has random bytes of its own');
+      assert.notEqual(files.addressSpace, bashSpace, "sleep's image is read through an opening of its own");
       assert.deepEqual(
         files.memory(before, 16),
         processByPath(pid).memory(before, 16),
@@ -55,6 +62,30 @@ describe('a process read through kept /proc descriptors', { skip: process.platfo
       await waitFor(() => files.text('stat') === undefined, 'the process gone');
       assert.equal(files.text(`task/${pid}/io`), undefined);
       assert.equal(files.memory(after, 16), undefined);
+    } finally {
+      files.close();
+      child.kill('SIGKILL');
+    }
+  });
+
+  it("shows the file open under a standard descriptor's number now, and nothing while none is", async () => {
+    // bash keeps fd 2 and points it elsewhere on each line read from its pipe.
+    const child = spawn('bash', ['-c', 'while read line; do eval "$line"; done'], { stdio: ['pipe', 'ignore', 'pipe'] });
+    const pid = child.pid!;
+    const files = new KeptProcessFiles(pid);
+    const inode = (name: string) => /^ino:\s*(\d+)$/m.exec(files.text(name) ?? '')?.[1];
+    const say = async (line: string, done: () => boolean, what: string) => {
+      child.stdin.write(`${line}\n`);
+      await waitFor(done, what);
+    };
+    try {
+      await waitFor(() => inode('fdinfo/2') !== undefined, 'fd 2 open');
+      const pipe = inode('fdinfo/2');
+      await say('exec 2</dev/null', () => inode('fdinfo/2') !== pipe, 'fd 2 on /dev/null');
+      assert.equal(inode('fdinfo/2'), /^ino:\s*(\d+)$/m.exec(processByPath(pid).text('fdinfo/2') ?? '')?.[1]);
+      await say('exec 2>&-', () => files.text('fdinfo/2') === undefined, 'fd 2 closed');
+      await say('exec 2</dev/zero', () => inode('fdinfo/2') !== undefined, 'fd 2 open again');
+      assert.notEqual(inode('fdinfo/2'), pipe);
     } finally {
       files.close();
       child.kill('SIGKILL');

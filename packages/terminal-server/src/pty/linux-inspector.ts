@@ -15,7 +15,6 @@
  * Layout of /proc/<pid>/stat after the command name: state ppid pgrp session tty_nr tpgid ...
  * /proc/<pid>/task/<tid>/syscall: "<nr> <arg0> ... <arg5> <sp> <pc>" in hex, or "running".
  */
-import { createHash } from 'node:crypto';
 import { promises as fs, readlinkSync, statSync } from 'node:fs';
 import type { ForegroundInfo, InnerTerminal, InputCall } from './contract.ts';
 import {
@@ -109,8 +108,8 @@ export class LinuxInspector {
   private readonly socketPeers: SocketPeers;
   /** The shell's own files, read on every look (see process-files.ts). */
   private readonly shellFiles: KeptProcessFiles;
-  /** The shell's image as last read (see imageOf): where its exec's random bytes lie, and what they were. */
-  private image: { address: number; bytes: Buffer; id: string } | undefined;
+  /** The terminal's file as the shell's fdinfo shows it, once a descriptor named it (see descriptorTarget). */
+  private terminalFile: string | undefined;
 
   constructor(shellPid: number, ptsPath: string, socketPeers: SocketPeers = sharedSocketPeers) {
     this.shellPid = shellPid;
@@ -130,6 +129,7 @@ export class LinuxInspector {
   }
 
   async inspect(options: InspectOptions = {}): Promise<ForegroundInfo | undefined> {
+    const memoryReads = this.shellFiles.memoryReads;
     const shell = procStatOf(this.shellPid, this.shellFiles.text('stat'));
     if (!shell || shell.state === 'Z') return undefined;
     const pgid = shell.tpgid;
@@ -171,7 +171,10 @@ export class LinuxInspector {
       const siblings = await siblingActivity(members, reader);
       if (siblings) info.inputSiblings = siblings;
     }
-    if (reader.pid === this.shellPid) info.shellImage = this.imageOf();
+    if (reader.pid === this.shellPid) {
+      const image = this.imageOf(memoryReads, reader.stack);
+      if (image !== undefined) info.shellImage = image;
+    }
     if (reader.relay) info.inner = await this.innerTerminal(reader, options);
     // The shell's own line editor is never a secret prompt: skip the stty spawn there.
     const shellEditing = reader.pid === this.shellPid && reader.call === 'poll' && !reader.timed;
@@ -266,7 +269,7 @@ export class LinuxInspector {
     const int32 = (i: number): number => arg(i) | 0;
     const stack = fields[7];
     if (table.read.includes(nr)) {
-      if (fdTarget(pid, arg(0), ptsPath) !== 'terminal') return undefined;
+      if (this.descriptorTarget(pid, arg(0), ptsPath) !== 'terminal') return undefined;
       const read: Wait = { call: 'read', timed: false, relay: false, masters: [] };
       if (stack !== undefined) read.stack = stack;
       return read;
@@ -284,7 +287,7 @@ export class LinuxInspector {
       polled = epollSet(pid, arg(0));
     }
     if (!polled || polled.length === 0) return undefined;
-    const targets = polled.map((fd) => ({ fd, target: fdTarget(pid, fd, ptsPath) }));
+    const targets = polled.map((fd) => ({ fd, target: this.descriptorTarget(pid, fd, ptsPath) }));
     if (!targets.some((t) => t.target === 'terminal')) return undefined;
     const masters = targets.filter((t) => t.target === 'master').map((t) => t.fd);
     const sockets = targets.filter((t) => t.target === 'socket').map((t) => t.fd);
@@ -403,49 +406,71 @@ export class LinuxInspector {
     return inner;
   }
 
+  /**
+   * What descriptor `fd` of `pid` is. The shell's standard descriptors are told by their kept fdinfo, which
+   * names the mount and inode of the file open there now: equal to the terminal's, the descriptor is the
+   * terminal (an inode number is unique within its mount). That read costs a fraction of readlink, which
+   * walks the path and builds the name each time; readlink still decides any other file, and the
+   * terminal's own is learnt from a descriptor it named, unchanged across that naming.
+   */
+  private descriptorTarget(pid: number, fd: number, ptsPath: string): FdTarget {
+    const name = `fdinfo/${fd}`;
+    if (pid !== this.shellPid || ptsPath !== this.ptsPath || !(fd >= 0 && fd <= 2)) return fdTarget(pid, fd, ptsPath);
+    const file = openFile(this.shellFiles.text(name));
+    if (file !== undefined && file === this.terminalFile) return 'terminal';
+    const link = linkOf(pid, fd);
+    if (link === ptsPath && file !== undefined && openFile(this.shellFiles.text(name)) === file) this.terminalFile = file;
+    return classifyLink(pid, link, ptsPath);
+  }
+
   /** The shell's files kept open; any other process's read by path. */
   private processReader(pid: number): ProcessReader {
     return pid === this.shellPid ? this.shellFiles : processByPath(pid);
   }
 
   /**
-   * What the shell process is running: the 16 random bytes the kernel gives every exec (AT_RANDOM). A
-   * change means the shell exec'd (`exec bash`): its markers are gone with the old image. Where they lie
-   * is learnt from the auxiliary vector; a look finding the same bytes there again is the same image.
-   * After an exec that place is unmapped or holds other bytes (the new stack's), and is learnt anew.
+   * What the shell process is running. Its kept memory file reads the address space it was opened on and
+   * nothing once an exec replaced it (`exec bash`: the markers went with the old image), when it is opened
+   * anew: the opening a read of this look went through names the image. A look that read no memory of the
+   * shell (`memoryReads` unchanged: a plain read(2)) reads one byte at its stack pointer.
    */
-  private imageOf(): string | undefined {
+  private imageOf(memoryReads: number, stack: string | undefined): string | undefined {
     const files = this.shellFiles;
-    const known = this.image;
-    if (known && files.memory(known.address, 16)?.equals(known.bytes)) return known.id;
-    const auxv = files.bytes('auxv');
-    if (!auxv) return undefined;
-    for (let at = 0; at + 16 <= auxv.length; at += 16) {
-      if (Number(auxv.readBigUInt64LE(at)) !== AT_RANDOM) continue;
-      const address = Number(auxv.readBigUInt64LE(at + 8));
-      const bytes = files.memory(address, 16);
-      if (!bytes) return undefined;
-      this.image = { address, bytes, id: bytes.toString('base64url') };
-      return this.image.id;
+    if (files.memoryReads === memoryReads) {
+      const pointer = stack === undefined ? Number.NaN : Number.parseInt(stack, 16);
+      if (!files.memory(pointer, 1)) return undefined;
     }
-    // No random bytes (not an ELF image of this kernel): the vector itself, which differs per exec with
-    // address space randomisation.
-    return createHash('sha256').update(auxv).digest('base64url').slice(0, 22);
+    const space = files.addressSpace;
+    return space === undefined ? undefined : `space-${space}`;
   }
 }
-
-const AT_RANDOM = 25;
 
 type FdTarget = 'terminal' | 'master' | 'socket' | 'other';
 
 /** What descriptor `fd` of `pid` is: the terminal `ptsPath`, a terminal master, a socket, or other. */
 function fdTarget(pid: number, fd: number, ptsPath?: string): FdTarget {
-  let target: string;
+  return classifyLink(pid, linkOf(pid, fd), ptsPath);
+}
+
+/** The name /proc gives descriptor `fd` of `pid` (a path, `socket:[inode]`), or undefined. */
+function linkOf(pid: number, fd: number): string | undefined {
   try {
-    target = readlinkSync(`/proc/${pid}/fd/${fd}`);
+    return readlinkSync(`/proc/${pid}/fd/${fd}`);
   } catch {
-    return 'other';
+    return undefined;
   }
+}
+
+/** The file open in an fdinfo, as `<mount id>:<inode>`, or undefined. */
+function openFile(fdinfo: string | undefined): string | undefined {
+  if (fdinfo === undefined) return undefined;
+  const mount = /^mnt_id:\s*(\d+)$/m.exec(fdinfo)?.[1];
+  const inode = /^ino:\s*(\d+)$/m.exec(fdinfo)?.[1];
+  return mount === undefined || inode === undefined ? undefined : `${mount}:${inode}`;
+}
+
+function classifyLink(pid: number, target: string | undefined, ptsPath?: string): FdTarget {
+  if (target === undefined) return 'other';
   if (ptsPath === undefined ? target.startsWith('/dev/pts/') && target !== '/dev/pts/ptmx' : target === ptsPath) return 'terminal';
   // /dev/tty is the process's own controlling terminal: this one only for processes it controls (a
   // program in another terminal reading its /dev/tty, like less or pinentry, is no reader of this one).

@@ -20,6 +20,7 @@ import { descendantPids, inspectDarwinForeground, readProcStatSync, sessionProce
 import { LinuxInspector } from './linux-inspector.ts';
 import { endProcessTree, newProcessTreeMark, PROCESS_TREE_VARIABLE } from './process-tree.ts';
 import { openContainment, type TerminalContainment } from './containment.ts';
+import { type MasterDescriptor, MasterWriter } from './master-writer.ts';
 
 class NodePtyHandle implements PtyHandle {
   readonly pid: number;
@@ -33,6 +34,8 @@ class NodePtyHandle implements PtyHandle {
   private readonly containment: TerminalContainment;
   private exited = false;
   private inspector: LinuxInspector | undefined;
+  /** Writes straight to the master where node-pty shows it (see master-writer.ts); else node-pty's own. */
+  private readonly writer: MasterWriter | undefined;
 
   constructor(pty: nodePty.IPty, graceMs: number, treeMark: string, containment: TerminalContainment) {
     this.pty = pty;
@@ -41,6 +44,8 @@ class NodePtyHandle implements PtyHandle {
     this.graceMs = graceMs;
     this.treeMark = treeMark;
     this.ptsPath = (pty as unknown as { ptsName?: string }).ptsName ?? '';
+    const master = masterOf(pty);
+    this.writer = master ? new MasterWriter(master) : undefined;
     const output = new Readable({
       encoding: 'utf8',
       highWaterMark: 256 * 1024,
@@ -54,6 +59,7 @@ class NodePtyHandle implements PtyHandle {
       pty.onExit(({ exitCode, signal }) => {
         this.exited = true;
         this.inspector?.close();
+        this.writer?.dispose();
         resolve({ exitCode: signal ? null : exitCode, signal: signal ? signalName(signal) : null });
         // node-pty reports exit only after its socket closed, so every byte was pushed already.
         output.push(null);
@@ -65,7 +71,8 @@ class NodePtyHandle implements PtyHandle {
 
   write(data: string): void {
     if (this.exited) throw new Error('terminal is exited');
-    this.pty.write(data);
+    if (this.writer) this.writer.write(data);
+    else this.pty.write(data);
   }
 
   inspectForeground(options?: InspectForegroundOptions): Promise<ForegroundInfo | undefined> {
@@ -135,6 +142,17 @@ class NodePtyHandle implements PtyHandle {
     await within(this.done, this.graceMs + 2000);
     this.output.resume();
   }
+}
+
+/**
+ * node-pty's master descriptor on Unix (its `fd`), closed when the stream that reads it is destroyed; undefined
+ * where this node-pty does not show them (Windows, another version), and writes go through node-pty.
+ */
+function masterOf(pty: nodePty.IPty): MasterDescriptor | undefined {
+  const unix = pty as unknown as { fd?: unknown; _socket?: { destroyed?: unknown } };
+  const socket = unix._socket;
+  if (typeof unix.fd !== 'number' || socket === undefined || typeof socket.destroyed !== 'boolean') return undefined;
+  return { fd: unix.fd, closed: () => socket.destroyed === true };
 }
 
 function signalName(signal: number): string {

@@ -70,8 +70,13 @@ export function processByPath(pid: number): ProcessReader {
  * address space, and after an exec reads as empty rather than failing.
  */
 const KEPT_FILES = new Set(['stat', 'syscall', 'io', 'mem']);
-/** At most this many stay open at once (the names above, both ways). */
-const MAX_KEPT = 8;
+/**
+ * The standard descriptors' fdinfo is kept too: each read looks the descriptor up anew, so it shows the
+ * file open under that number now, and fails while none is. Other descriptors come and go.
+ */
+const KEPT_FDINFO = new Set(['fdinfo/0', 'fdinfo/1', 'fdinfo/2']);
+/** At most this many stay open at once (the names above, the first ones both ways). */
+const MAX_KEPT = 12;
 
 /** A process's files kept open: for the shell, looked at on every prompt. `close` when it is done with. */
 export class KeptProcessFiles implements ProcessReader {
@@ -79,6 +84,12 @@ export class KeptProcessFiles implements ProcessReader {
   private readonly fds = new Map<string, number>();
   private readonly byPath: ProcessReader;
   private closed = false;
+  /** How many times `mem` was opened: each opening reads one address space. */
+  private memoryOpenings = 0;
+  /** The opening the latest whole memory read went through. */
+  private lastReadOpening: number | undefined;
+  /** Whole memory reads so far. */
+  private wholeReads = 0;
 
   constructor(pid: number) {
     this.pid = pid;
@@ -98,8 +109,9 @@ export class KeptProcessFiles implements ProcessReader {
   }
 
   /**
-   * The memory descriptor reads the address space the process had when it was opened: after an exec it
-   * reads nothing, and is opened again once.
+   * The memory descriptor reads the address space the process had when it was opened. Once an exec has
+   * replaced that space it reads nothing (no bytes, where an unmapped address fails with EIO), and is
+   * opened again once.
    */
   memory(address: number, length: number): Buffer | undefined {
     if (!validRange(address, length)) return undefined;
@@ -107,14 +119,34 @@ export class KeptProcessFiles implements ProcessReader {
     for (let attempt = 0; attempt < 2; attempt++) {
       const fd = this.fd('mem');
       if (fd === undefined) return undefined;
+      let read: number;
       try {
-        if (readSync(fd, buffer, 0, length, address) === length) return buffer;
+        read = readSync(fd, buffer, 0, length, address);
       } catch {
-        // unmapped, or the old address space: open again below
+        return undefined; // not mapped in this address space
       }
+      if (read === length) {
+        this.wholeReads += 1;
+        this.lastReadOpening = this.memoryOpenings;
+        return buffer;
+      }
+      if (read > 0) return undefined; // runs into an unmapped page
       this.forget('mem');
     }
     return undefined;
+  }
+
+  /** Whole memory reads so far: a caller tells by it whether its own reads read anything. */
+  get memoryReads(): number {
+    return this.wholeReads;
+  }
+
+  /**
+   * The address space the latest whole memory read came from, numbered by the opening it went through:
+   * the same number is the same program image, as the descriptor reads no other.
+   */
+  get addressSpace(): number | undefined {
+    return this.lastReadOpening;
   }
 
   close(): void {
@@ -141,12 +173,14 @@ export class KeptProcessFiles implements ProcessReader {
       return undefined;
     }
     this.fds.set(name, fd);
+    if (name === 'mem') this.memoryOpenings += 1;
     return fd;
   }
 
-  /** Files of the process itself and of its main thread; those of a descriptor or another thread come
-   *  and go, and are read by path. */
+  /** Files of the process itself and of its main thread, and the standard descriptors' fdinfo; those of
+   *  other descriptors or threads come and go, and are read by path. */
   private keeps(name: string): boolean {
+    if (KEPT_FDINFO.has(name)) return true;
     const main = `task/${this.pid}/`;
     const file = name.startsWith(main) ? name.slice(main.length) : name.includes('/') ? undefined : name;
     return file !== undefined && KEPT_FILES.has(file);
