@@ -4,21 +4,24 @@
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { closeSync, mkdtempSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { createNodePtyProvider } from '../src/index.ts';
 import { MasterWriter } from '../src/pty/master-writer.ts';
+import { waitFor } from './helpers/engine.ts';
 
 describe('writes to the PTY master', { skip: process.platform !== 'linux' }, () => {
   it('reach a program that reads late, in order and whole, far past what the terminal buffers', { timeout: 60_000 }, async () => {
     const size = 2_000_000; // the kernel buffers up to 640 KiB of input for a program not reading
-    // Raw mode: no line limit, no echo. The program reads nothing for half a second, so most of the
-    // input waits in the writer's queue until the terminal has room.
+    const dir = mkdtempSync(join(tmpdir(), 'master-writer-'));
+    const go = join(dir, 'go');
+    // Raw mode (no line limit, no echo) before anything is written; then nothing is read until `go`
+    // exists, so most of the input waits in the writer's queue until the terminal has room.
     const handle = await createNodePtyProvider().spawn({
-      argv: ['bash', '-c', `stty raw -echo; sleep 0.5; head -c ${size} | sha256sum`],
-      cwd: tmpdir(),
+      argv: ['bash', '-c', `stty raw -echo; echo ready; until [ -e ${go} ]; do sleep 0.02; done; head -c ${size} | sha256sum`],
+      cwd: dir,
       env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', TERM: 'xterm-256color' },
       rows: 24,
       cols: 80,
@@ -26,6 +29,7 @@ describe('writes to the PTY master', { skip: process.platform !== 'linux' }, () 
     });
     let output = '';
     handle.output.on('data', (chunk: string) => (output += chunk));
+    await waitFor(() => output.includes('ready'), 'the terminal in raw mode');
     const pieces: string[] = [];
     for (let i = 0; pieces.join('').length < size; i++) pieces.push(`${i},`.repeat(1 + (i % 97)));
     const input = pieces.join('').slice(0, size);
@@ -38,6 +42,7 @@ describe('writes to the PTY master', { skip: process.platform !== 'linux' }, () 
     const writer = (handle as unknown as { writer?: MasterWriter }).writer;
     assert.ok(writer, 'node-pty shows its master: writes go straight to it');
     assert.ok(writer.pendingBytes > 0, 'the terminal took only part of it at once');
+    writeFileSync(go, '');
     const exit = await handle.done;
     assert.equal(exit.exitCode, 0);
     const expected = createHash('sha256').update(input).digest('hex');
