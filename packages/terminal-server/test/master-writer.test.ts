@@ -31,7 +31,10 @@ describe('writes to the PTY master', { skip: process.platform !== 'linux' }, () 
     handle.output.on('data', (chunk: string) => (output += chunk));
     await waitFor(() => output.includes('ready'), 'the terminal in raw mode');
     const pieces: string[] = [];
-    for (let i = 0; pieces.join('').length < size; i++) pieces.push(`${i},`.repeat(1 + (i % 97)));
+    for (let i = 0, length = 0; length < size; i++) {
+      pieces.push(`${i},`.repeat(1 + (i % 97)));
+      length += pieces[i]!.length;
+    }
     const input = pieces.join('').slice(0, size);
     let at = 0;
     for (const piece of pieces) {
