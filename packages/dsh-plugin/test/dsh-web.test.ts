@@ -494,9 +494,16 @@ describe('dsh-interactive-terminal in DSH Web 0.1.0-rc.8 (installed from the pac
 
     // DSH watches this file and reloads the plugin's row: the plugin unloads.
     web.writeUserPatch(`- id: dsh-interactive-terminal\n  disabled: true\n`);
-    // Should a process outlive the unload, the failure says which and what DSH printed.
-    const dshSaid = () => `; DSH printed last: ${web.output().slice(-3000)}`;
-    await waitForEnd(tree, 'every terminal process to end', 30_000, dshSaid);
+    // Should a process outlive the unload, the failure says which, and what DSH printed and logged.
+    await waitForEnd(tree, 'every terminal process to end', 30_000).catch(async (error: unknown) => {
+      const logged = await web.lab<{ lines: string[] }>('log', {}).then(
+        (log) => log.lines.join('\n'),
+        () => '(the lab did not answer)',
+      );
+      throw new Error(`${(error as Error).message}; DSH printed last: ${web.output().slice(-3000)}; DSH logged last:\n${logged}`, {
+        cause: error,
+      });
+    });
     await waitFor(async () => !/\bconnected\b/.test(await statusText(page).catch(() => '')), 'the panel to lose its connection', 15_000);
     const token = await fetch(`${web.url}/dsh-interactive-terminal/token`, {
       method: 'POST',

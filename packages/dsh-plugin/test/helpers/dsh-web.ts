@@ -6,7 +6,7 @@
  * - mounts the scripted model (fixtures/replay-model.mjs) and the agent lab (fixtures/agent-lab.mjs).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DSH_BIN, FIXTURES, PACKAGE_DIR } from './host.ts';
@@ -178,7 +178,12 @@ export async function startDshWeb(options: StartOptions): Promise<DshWeb> {
       return value;
     },
     writeUserPatch(yaml: string) {
-      writeFileSync(join(home, 'profiles', 'web', 'cordis.patch.yml'), yaml);
+      // Whole or not at all: DSH rereads the file on the first change event, and chokidar drops a second
+      // event within 5 ms. A plain write (truncate, then write) stalled between the two left DSH reading
+      // an empty file, failing that reload and never seeing the content (CI lost an unload this way).
+      const file = join(home, 'profiles', 'web', 'cordis.patch.yml');
+      writeFileSync(`${file}.next`, yaml);
+      renameSync(`${file}.next`, file);
     },
     output: () => output,
     async stop() {
