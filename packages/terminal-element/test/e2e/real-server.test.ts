@@ -2,6 +2,9 @@
 // real PTY, the real transport, real WebSockets, Playwright's real keyboard.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright';
 import { OWNER_ID, startRealServer, type RealServer } from '../helpers/real-server.ts';
 import { CHROMIUM_FLAGS, chromiumLaunchOptions } from '@shared-terminal/test-support/chromium';
@@ -56,10 +59,14 @@ async function sentFrames(): Promise<Array<{ type: string; input?: string }>> {
   return texts.map((t) => JSON.parse(t) as { type: string; input?: string });
 }
 
-async function runAtPrompt(command: string, expect: RegExp): Promise<string> {
+async function typeCommand(command: string): Promise<void> {
   await page.locator('shared-terminal .renderer:not(.staged) .xterm-screen').click();
   await page.keyboard.type(command, { delay: 10 });
   await page.keyboard.press('Enter');
+}
+
+/** The screen once `expect` shows on it and the person's lease has settled (the prompt is back). */
+function finished(command: string, expect: RegExp): Promise<string> {
   return until(
     async () => {
       const text = await screen();
@@ -67,6 +74,11 @@ async function runAtPrompt(command: string, expect: RegExp): Promise<string> {
     },
     `${JSON.stringify(command)} to finish`,
   );
+}
+
+async function runAtPrompt(command: string, expect: RegExp): Promise<string> {
+  await typeCommand(command);
+  return finished(command, expect);
 }
 
 async function open(): Promise<void> {
@@ -150,14 +162,27 @@ test('a reload restores the screen and keeps control (the closing page frees the
 test('a flood faster than the page: it skips ahead (catch-ups in place), then holds the whole history again', async () => {
   const renderer = await page.evaluateHandle(() => document.querySelector('shared-terminal')!.renderer);
   const stats = () => server.transport.stats().views.find((v) => v.ownerId === OWNER_ID)!;
-  const last = 300_000;
-  const done = runAtPrompt(`seq -f 'flood line %g' 1 ${last}; echo flood-over`, /^flood-over$/m);
+  // The page must be the slower side: on a loaded machine the server's parse slows as much as the page's,
+  // and a page that kept up took 14 s to fall behind twice. So the page runs on a CPU throttled the way
+  // DevTools slows a page for a slow device, and the flood goes on until the page has skipped ahead, then
+  // ends with one whole pass. `$((6*7))` keeps the typed command line from matching the end line.
+  const cdp = await page.context().newCDPSession(page);
+  const stop = join(tmpdir(), `st-flood-stop-${process.pid}`);
+  rmSync(stop, { force: true });
+  const last = 20_000;
+  const command = `while [ ! -e ${stop} ]; do seq -f 'flood line %g' 1 ${last}; done; echo flood-over-$((6*7))`;
+  await typeCommand(command);
+  await cdp.send('Emulation.setCPUThrottlingRate', { rate: 8 });
   // While it catches up (before the full snapshot), each catch-up is applied to the same renderer.
   await until(async () => {
     const kept = await page.evaluate((r) => r === document.querySelector('shared-terminal')!.renderer, renderer);
     return stats().catchUps >= 2 && stats().partial ? (assert.ok(kept, 'catch-ups keep the renderer'), true) : false;
   }, 'two catch-ups');
-  await done;
+  await cdp.send('Emulation.setCPUThrottlingRate', { rate: 1 });
+  await cdp.detach();
+  writeFileSync(stop, '');
+  await finished(command, /^flood-over-42$/m);
+  rmSync(stop, { force: true });
   assert.ok(stats().skippedChars > 0, `the page skipped ahead (${stats().catchUps} catch-ups)`);
   // Once output is quiet the full snapshot arrives: the page's history is the server's newest 2,000 lines.
   const text = await until(async () => {
@@ -166,7 +191,7 @@ test('a flood faster than the page: it skips ahead (catch-ups in place), then ho
   }, 'the whole history in the page');
   const lines = text.split('\n');
   const end = lines.lastIndexOf(`flood line ${last}`);
-  assert.equal(lines[end + 1], 'flood-over');
+  assert.equal(lines[end + 1], 'flood-over-42');
   for (let k = 0; k < 1900; k++) assert.equal(lines[end - k], `flood line ${last - k}`, `${k} lines from the end`);
   assert.equal((await view()).sockets, 1, 'no reconnect');
   await runAtPrompt('echo "after [$KEPT]"', /^after \[shell-42\]$/m);
