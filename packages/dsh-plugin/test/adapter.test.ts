@@ -81,6 +81,24 @@ describe('PTY adapter over DSH 0.1.0-rc.8 subprocess-local', () => {
     assert.equal(signalled.waitReason, 'prompt');
   });
 
+  it('an interrupt reaches a program that stopped reading with a full input buffer; the shell runs none of it', async () => {
+    const started = (await runTool(hub, 'full', 'shared_terminal_send', {
+      text: "python3 -c 'import sys, time; sys.stdin.readline(); time.sleep(600)'",
+    })) as SendResult;
+    assert.equal(started.waitReason, 'stdin_read');
+    const lines = Array.from({ length: 500 }, (_, i) => `touch ${dir}/leaked-${i}\n`).join('');
+    const sent = (await runTool(hub, 'full', 'shared_terminal_send', {
+      text: `go\n${lines}`,
+      submit: false,
+      timeoutMs: 1500,
+    })) as SendResult;
+    assert.equal(sent.waitReason, 'timeout');
+    assert.match(sent.output, /KeyboardInterrupt/);
+    const after = (await runTool(hub, 'full', 'shared_terminal_send', { text: 'ls ' + dir + ' | grep -c leaked-' })) as SendResult;
+    assert.equal(after.waitReason, 'prompt');
+    assert.match(after.output, /\n0$/, 'none of the unread lines ran');
+  });
+
   it("turns DSH's refusal to SIGKILL the shell into a ForegroundSignalError", async () => {
     const provider = createDshPtyProvider(() => runtime);
     const handle = await provider.spawn({ argv: ['/bin/bash', '--norc', '-i'], cwd: dir, env: {}, rows: 10, cols: 40, graceMs: 300 });

@@ -22,6 +22,7 @@
  */
 import { promises as fs } from 'node:fs';
 import {
+  discardUnreadInput,
   endProcessTree,
   ForegroundSignalError,
   LinuxInspector,
@@ -58,6 +59,7 @@ class DshPtyHandle implements PtyHandle {
   private readonly graceMs: number;
   /** The engine's inspector once the terminal's path is known; null where it cannot be used. */
   private inspector: LinuxInspector | null | undefined;
+  private ptsPath: string | undefined;
 
   constructor(handle: SubprocessTerminalHandle, treeMark: string, graceMs: number) {
     this.handle = handle;
@@ -95,6 +97,7 @@ class DshPtyHandle implements PtyHandle {
     try {
       const pts = await fs.readlink(`/proc/${this.pid}/fd/0`);
       this.inspector = pts.startsWith('/dev/pts/') ? new LinuxInspector(this.pid, pts) : null;
+      if (this.inspector) this.ptsPath = pts;
     } catch {
       this.inspector = null;
     }
@@ -103,6 +106,12 @@ class DshPtyHandle implements PtyHandle {
 
   async interruptCharacter(): Promise<string | undefined> {
     return (await this.linuxInspector())?.interruptCharacter();
+  }
+
+  /** Through the terminal's slave side, as the engine's own handle does (DSH's write queue is its own). */
+  async discardUnreadInput(): Promise<void> {
+    if (!(await this.linuxInspector()) || !this.ptsPath) return;
+    await discardUnreadInput(this.ptsPath);
   }
 
   async signalForeground(signal: ForegroundSignal): Promise<number> {

@@ -41,11 +41,16 @@ export class MasterWriter {
     return this.queue.reduce((sum, bytes) => sum + bytes.length, 0);
   }
 
-  /** Drop what is queued (the terminal ended). */
-  dispose(): void {
+  /** Drop what the terminal has not taken yet (an interrupt discards it); later writes go on as usual. */
+  discard(): void {
     this.queue.length = 0;
     if (this.retry) clearTimeout(this.retry);
     this.retry = undefined;
+  }
+
+  /** Drop what is queued (the terminal ended). */
+  dispose(): void {
+    this.discard();
   }
 
   private drain(): void {

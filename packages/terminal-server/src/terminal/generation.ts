@@ -423,6 +423,7 @@ export class TerminalGeneration extends EventEmitter<GenerationEvents> {
       const intr = await this.handle.interruptCharacter().catch(() => undefined);
       const group = intr === undefined ? undefined : await this.foregroundGroup();
       if (intr !== undefined && group !== undefined && this.processStatus.kind === 'running') {
+        await this.handle.discardUnreadInput?.().catch(() => undefined);
         await this.write(intr);
         return group;
       }
