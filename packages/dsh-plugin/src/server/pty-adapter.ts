@@ -18,6 +18,9 @@
  * - on Linux, the engine's own inspector (who waits on the terminal, read from /proc without blocking DSH's
  *   event loop): rc.8's inspector sees only a plain read on fd 0, so relays, readers outside the job and
  *   the shell's own waits would go unseen; rc.8's stays the fallback where /proc cannot be read.
+ * - before an interrupt is typed, the input its program has not read is dropped through the terminal's
+ *   slave side, as a Ctrl-C drops it (the engine's pty/unread-input.ts); otherwise a full input buffer
+ *   would hold the character back.
  * rc.8's handle has no resize.
  */
 import { promises as fs } from 'node:fs';
