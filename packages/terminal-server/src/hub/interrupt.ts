@@ -5,7 +5,8 @@
  * One SIGINT does not always end a command line: in a loop of short programs (`while :; do cat f; done`)
  * it can land in a child bash has forked and not yet exec'd, which then exits normally and the loop goes
  * on (a real Ctrl-C loses the same race); or it becomes a long program that never saw the signal (see
- * follow). The first SIGINT is typed (it drops typed-ahead input); the follow-ups are kills, quick enough
+ * follow). The first SIGINT is typed (it drops typed-ahead input, which the generation drops first so that
+ * a full input buffer cannot hold the character back); the follow-ups are kills, quick enough
  * to spare a shell that is back at its prompt. On a starved CPU a loop's children spend most of their
  * life there, so the follow lasts as long as a recovery may (the default interruptTimeoutMs). The shell
  * itself is never signalled here.
