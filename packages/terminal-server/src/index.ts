@@ -14,7 +14,6 @@ export { createNodePtyProvider } from './pty/node-pty-provider.ts';
 export { containmentMode, type ContainmentMode } from './pty/containment.ts';
 export { PROCESS_TREE_VARIABLE, newProcessTreeMark, endProcessTree } from './pty/process-tree.ts';
 export { LinuxInspector } from './pty/linux-inspector.ts';
-export { discardUnreadInput } from './pty/unread-input.ts';
 export { DEFAULT_PS1 } from './shell/integration.ts';
 
 // Owners and the hub.

@@ -25,7 +25,6 @@
  */
 import { promises as fs } from 'node:fs';
 import {
-  discardUnreadInput,
   endProcessTree,
   ForegroundSignalError,
   LinuxInspector,
@@ -62,7 +61,6 @@ class DshPtyHandle implements PtyHandle {
   private readonly graceMs: number;
   /** The engine's inspector once the terminal's path is known; null where it cannot be used. */
   private inspector: LinuxInspector | null | undefined;
-  private ptsPath: string | undefined;
 
   constructor(handle: SubprocessTerminalHandle, treeMark: string, graceMs: number) {
     this.handle = handle;
@@ -100,7 +98,6 @@ class DshPtyHandle implements PtyHandle {
     try {
       const pts = await fs.readlink(`/proc/${this.pid}/fd/0`);
       this.inspector = pts.startsWith('/dev/pts/') ? new LinuxInspector(this.pid, pts) : null;
-      if (this.inspector) this.ptsPath = pts;
     } catch {
       this.inspector = null;
     }
@@ -113,8 +110,7 @@ class DshPtyHandle implements PtyHandle {
 
   /** Through the terminal's slave side, as the engine's own handle does (DSH's write queue is its own). */
   async discardUnreadInput(): Promise<void> {
-    if (!(await this.linuxInspector()) || !this.ptsPath) return;
-    await discardUnreadInput(this.ptsPath);
+    await (await this.linuxInspector())?.discardUnreadInput();
   }
 
   async signalForeground(signal: ForegroundSignal): Promise<number> {

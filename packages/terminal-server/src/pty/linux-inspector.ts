@@ -35,6 +35,7 @@ import { type Sleep, TerminalFlagsAhead } from './flags-ahead.ts';
 import { contextSwitches, groupStillness, siblingActivity } from './stillness.ts';
 import { SocketPeers, socketInode, socketInodes } from './socket-peers.ts';
 import { KeptProcessFiles, type ProcessReader, processByPath } from './process-files.ts';
+import { discardUnreadInput } from './unread-input.ts';
 
 interface SyscallTable {
   read: number[];
@@ -195,6 +196,11 @@ export class LinuxInspector {
   async interruptCharacter(): Promise<string | undefined> {
     const modes = await readTerminalFlags(this.ptsPath);
     return modes?.isig ? modes.intr : undefined;
+  }
+
+  /** Drops the input this terminal holds unread, before an interrupt character is typed (unread-input.ts). */
+  async discardUnreadInput(): Promise<void> {
+    await discardUnreadInput(this.ptsPath);
   }
 
   private async groupMembers(pgid: number): Promise<ProcStat[]> {

@@ -21,7 +21,6 @@ import { LinuxInspector } from './linux-inspector.ts';
 import { endProcessTree, newProcessTreeMark, PROCESS_TREE_VARIABLE } from './process-tree.ts';
 import { openContainment, type TerminalContainment } from './containment.ts';
 import { type MasterDescriptor, MasterWriter } from './master-writer.ts';
-import { discardUnreadInput } from './unread-input.ts';
 
 class NodePtyHandle implements PtyHandle {
   readonly pid: number;
@@ -96,8 +95,8 @@ class NodePtyHandle implements PtyHandle {
 
   async discardUnreadInput(): Promise<void> {
     this.writer?.discard();
-    if (this.exited || process.platform !== 'linux' || !this.ptsPath) return;
-    await discardUnreadInput(this.ptsPath);
+    if (this.exited || process.platform !== 'linux') return;
+    await this.linuxInspector().discardUnreadInput();
   }
 
   /** Made at the first look; its kept files are closed when the shell exits. */
