@@ -41,25 +41,21 @@ export class MasterWriter {
     return this.queue.reduce((sum, bytes) => sum + bytes.length, 0);
   }
 
-  /** Drop what the terminal has not taken yet (an interrupt discards it); later writes go on as usual. */
+  /** Drop what the terminal has not taken yet (an interrupt discards it, or the terminal ended); later
+   *  writes go on as usual. */
   discard(): void {
     this.queue.length = 0;
     if (this.retry) clearTimeout(this.retry);
     this.retry = undefined;
   }
 
-  /** Drop what is queued (the terminal ended). */
-  dispose(): void {
-    this.discard();
-  }
-
   private drain(): void {
     this.retry = undefined;
     while (this.queue.length > 0) {
-      if (this.master.closed()) return this.dispose();
+      if (this.master.closed()) return this.discard();
       const head = this.queue[0]!;
       const taken = this.writeSome(head);
-      if (taken === undefined) return this.dispose();
+      if (taken === undefined) return this.discard();
       if (taken < head.length) {
         // The rest when the program has read some of its input.
         this.queue[0] = head.subarray(taken);

@@ -59,7 +59,7 @@ class NodePtyHandle implements PtyHandle {
       pty.onExit(({ exitCode, signal }) => {
         this.exited = true;
         this.inspector?.close();
-        this.writer?.dispose();
+        this.writer?.discard();
         resolve({ exitCode: signal ? null : exitCode, signal: signal ? signalName(signal) : null });
         // node-pty reports exit only after its socket closed, so every byte was pushed already.
         output.push(null);
