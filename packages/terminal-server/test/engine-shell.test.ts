@@ -84,6 +84,18 @@ describe('engine: commands at the prompt', () => {
     assert.equal(mixed.waitReason, 'stdin_read');
     assert.equal(mixed.inputWait?.unsubmitted, true);
     assert.match(mixed.output, /\nran-first\n.*echo left-typed$/s);
+    // Erased again (Ctrl-U; backspaces; Ctrl-A Ctrl-K): bash is back at its prompt with nothing to run.
+    for (const erase of ['\x15', '\x7f'.repeat('echo left-typed'.length), '\x01\x0b']) {
+      if (erase !== '\x15') assert.equal((await send('echo left-typed', false)).inputWait?.unsubmitted, true);
+      const erased = await send(erase, false);
+      assert.equal(erased.waitReason, 'prompt', `${JSON.stringify(erase)}: ${erased.waitReason} ${JSON.stringify(erased.inputWait)}`);
+      assert.equal(erased.exitCode, undefined, 'nothing ran');
+      assert.equal((await send('', false)).waitReason, 'prompt', 'nothing to wait for');
+    }
+    // Spaces typed are still typed: the cursor stands past the prompt.
+    assert.equal((await send('  ', false)).inputWait?.unsubmitted, true);
+    assert.equal((await send('\x15', false)).waitReason, 'prompt');
+    assert.equal((await send('echo left-typed', false)).inputWait?.unsubmitted, true);
     const dropped = await send('\x03', false);
     assert.equal(dropped.waitReason, 'prompt', 'Ctrl-C drops the line: a fresh prompt');
     assert.equal((await send('echo after')).output, 'echo after\nafter');

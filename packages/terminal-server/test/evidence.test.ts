@@ -32,7 +32,7 @@ function observe(
     shellProgram: 'bash',
     waitsKnown: true,
     front,
-    marks: { prompt: false, commandRunning: false, lineSubmitted: true, lineOpen: false, continuing: false, ...marks },
+    marks: { prompt: false, commandRunning: false, lineSubmitted: true, lineOpen: false, lineErased: false, continuing: false, ...marks },
     sinceWriteMs: 600,
     quietMs: 500,
     waitSeenMs: 0,
@@ -332,6 +332,10 @@ describe('evidence rules', () => {
     assert.ok(deeper.kind === 'input' && deeper.wait.unsubmitted === undefined);
     const marked = judge(observe(lineEditor, {}, { prompt: true, lineOpen: true, promptStack: PROMPT_STACK }));
     assert.equal(marked.kind, 'prompt', 'a pristine mark (the line was erased back to it) is the prompt');
+    const erased = judge(observe(lineEditor, {}, { lineErased: true, promptStack: PROMPT_STACK }));
+    assert.deepEqual(erased, { kind: 'prompt', evidence: 'marker' }, 'a typed line erased again: the prompt stands');
+    const unseen = judge(observe(lineEditor, { quietMs: 500, sinceWriteMs: 300 }, { lineErased: true, promptStack: PROMPT_STACK }));
+    assert.notEqual(unseen.kind, 'prompt', 'no output since the write: bash has not shown the erase');
   });
 
   it('an undecided verdict says when to look again, never later than the rule needs', () => {

@@ -276,12 +276,26 @@ export class CompletionWatch {
    * bash's line editor holds text nobody submitted: typed by a send without Enter, or drawn by bash after a
    * prompt it redrew (a history line put back to edit). bash shows its line after its prompt, so after a
    * redraw the screen says whether it holds anything (a redraw of an empty line, Ctrl-L, holds nothing).
-   * Typed text counts as held even once erased (Ctrl-U): a person typing at the prompt is not done.
+   * A person's typed text counts as held even once erased: a person typing at the prompt is not done.
    */
   private lineHeld(): boolean {
-    if (this.lineOpen) return true;
+    if (this.lineOpen) return !this.lineErased();
     if (!this.redrawn) return false;
     return (this.host.screen.lineTextFrom(this.promptEnd)?.trim() ?? '') !== '';
+  }
+
+  /**
+   * The engine typed a line without submitting it and it is erased again (Ctrl-U, backspaces, Ctrl-A
+   * Ctrl-K): bash shows nothing after the prompt it was typed at and the cursor stands where that prompt
+   * ended, so nothing waits to be run. Not while a person holds the terminal (they are typing).
+   */
+  private lineErased(): boolean {
+    const end = this.promptEnd;
+    if (!this.lineOpen || !end || !this.host.observer()?.engineMayType()) return false;
+    const { screen } = this.host;
+    const cursor = screen.absoluteCursor();
+    if (cursor.alternate || cursor.line !== end.line || cursor.x !== end.x) return false;
+    return screen.lineTextFrom(end)?.trim() === '';
   }
 
   /** A new operation that wrote nothing (a send of no text): waits are timed from now. */
@@ -613,6 +627,7 @@ export class CompletionWatch {
         promptStack: this.promptStack,
         lineSubmitted: this.lineSubmitted,
         lineOpen: this.lineHeld(),
+        lineErased: this.lineErased(),
         continuing: this.lineUnstarted && this.marksInImage,
       },
       sinceWriteMs: now - this.lastWriteAt,
@@ -665,7 +680,7 @@ export class CompletionWatch {
       const confirmed = this.observe(again);
       if (!sameVerdict(verdict, confirmed) || this.host.sequence() !== outputBefore || observer.dispatch() !== dispatch) return;
       if (confirmed.kind === 'prompt') {
-        if (confirmed.evidence === 'marker' && !this.promptMark) return;
+        if (confirmed.evidence === 'marker' && !this.promptMark && !this.lineErased()) return;
         // A new bash in this process: put the hook back, and report the prompt it draws then.
         if (confirmed.evidence === 'kernel' && (await this.restoreIntegration(observer, dispatch))) return;
         if (!(await this.typedAheadSettled())) return;

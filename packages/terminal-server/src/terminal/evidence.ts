@@ -61,6 +61,9 @@ export interface ShellMarks {
    *  with submit false, a recalled history line) or drawn by bash after redrawing its prompt (a history
    *  line put back to edit), and not shown erased. */
   lineOpen: boolean;
+  /** The line the engine typed without submitting is shown erased (Ctrl-U, backspaces): nothing after the
+   *  prompt it was typed at, the cursor where that prompt ended. bash is back at that prompt. */
+  lineErased: boolean;
   /** A line was submitted and, although bash marks its commands and prompts in this image, it has since
    *  neither started a command (PS0's mark) nor ended the line (an exit-status or prompt mark): it reads
    *  more of that command (PS2: an open `for`, a trailing backslash). */
@@ -226,6 +229,8 @@ function judgeShell(o: Observation, front: ForegroundInfo): Verdict {
  *  enough. */
 function unmarkedPrompt(o: Observation, wait: WaitFacts): Verdict {
   if (o.marks.lineOpen) return { kind: 'input', wait: { ...wait, unsubmitted: true } };
+  // Erased, as bash's own output after the write shows: the prompt it was typed at stands again.
+  if (o.marks.lineErased && tookInput(o)) return { kind: 'prompt', evidence: 'marker' };
   // Without a mark, only output after the write shows bash read the line (it echoes what it reads).
   if (!o.marks.lineSubmitted || !tookInput(o)) return undecided();
   if (o.quietMs < UNMARKED_PROMPT_QUIET_MS) return undecided(UNMARKED_PROMPT_QUIET_MS - o.quietMs);
