@@ -114,7 +114,10 @@ describe('cards', () => {
     );
     assert.deepEqual(view, { card: 'terminal', output: 'first? \n[read is waiting for input]' });
     assert.match(waitNote({ waitReason: 'human_handoff' }) ?? '', /took over/);
-    assert.match(waitNote({ waitReason: 'timeout' }) ?? '', /SIGINT/);
+    assert.match(waitNote({ waitReason: 'timeout' }) ?? '', /SIGINT.*may still be running/);
+    const interrupted = { waitReason: 'timeout', inputWait: { command: 'python3', secret: false, processGroupId: 7 } };
+    assert.equal(waitNote(interrupted), '[timed out: SIGINT was sent; python3 is waiting for input]');
+    assert.equal(waitNote({ ...interrupted, waitReason: 'cancelled' }), '[cancelled; python3 is waiting for input]');
     assert.equal(waitNote({ waitReason: 'prompt' }), undefined);
     const busy = { waitReason: 'stdin_read', inputWait: { command: 'python3', secret: false, processGroupId: 5, busy: true } };
     assert.equal(waitNote(busy), '[python3 is waiting for input, still working]');

@@ -118,6 +118,50 @@ describe('engine: deadlines and recovery', () => {
   });
 });
 
+describe('engine: recovery ends where the interrupted program reads input again', () => {
+  let t: TestHub;
+  before(() => {
+    t = makeHub({ operationTimeoutMs: 1500, interruptTimeoutMs: 5000 });
+  });
+  after(() => t.close());
+  const send = (text: string) => runSend(t.hub, 'repl', { text });
+
+  it('a REPL interrupted in a long statement: timeout, with the REPL waiting at its own prompt, its state kept', async () => {
+    for (const [start, define, long, check, quit, command] of [
+      ['python3 -q', 'kept = 6 * 7', 'import time; time.sleep(100)', 'kept', 'exit()', 'python3'],
+      ['node', 'var kept = 6 * 7', 'while (true) {}', 'kept', '.exit', 'node'],
+    ] as const) {
+      assert.equal((await send(start)).waitReason, 'stdin_read');
+      assert.equal((await send(define)).waitReason, 'stdin_read');
+      const interrupted = await send(long);
+      assert.equal(interrupted.waitReason, 'timeout', `${command}: ${interrupted.output}`);
+      assert.equal(interrupted.queueStatus, 'ready');
+      assert.equal(interrupted.inputWait?.command, command);
+      assert.equal(interrupted.exitCode, undefined);
+      const answer = await send(check);
+      assert.equal(answer.waitReason, 'stdin_read');
+      assert.match(answer.output, /42/, `${command} kept its state`);
+      assert.equal((await send(quit)).waitReason, 'prompt');
+    }
+  });
+
+  it('a program that ignores SIGINT and then reads: timeout, with its wait, not a blocked queue', async () => {
+    const r = await send(`bash -c "trap '' INT; sleep 2.5; read -p 'value? ' v; echo got-\\$v"`);
+    assert.equal(r.waitReason, 'timeout');
+    assert.equal(r.inputWait?.command, 'bash');
+    assert.match(r.output, /value\? $/);
+    const answered = await send('x');
+    assert.equal(answered.waitReason, 'prompt');
+    assert.match(answered.output, /got-x$/);
+  });
+
+  it('a command that ends at the SIGINT still gives the prompt, with no wait', async () => {
+    const r = await send('sleep 100');
+    assert.equal(r.waitReason, 'timeout');
+    assert.equal(r.inputWait, undefined);
+  });
+});
+
 describe('engine: a send that types nothing waits for what runs', () => {
   const provider = recordingProvider();
   const { send } = useHub('empty', {}, provider);

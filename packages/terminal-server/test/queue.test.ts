@@ -93,6 +93,33 @@ describe('queue', () => {
     assert.equal(clock.pendingTimers, 0);
   });
 
+  it('a program that took the SIGINT and reads input again ends a recovery too, with its wait', async () => {
+    let releaseInterrupt!: () => void;
+    const { queue, clock, log } = setup({ interrupt: () => new Promise((resolve) => (releaseInterrupt = resolve)) });
+    const a = queue.enqueue('model-send');
+    await flushMicrotasks();
+    await clock.advance(1000);
+    assert.deepEqual(log, ['grant model-send#1', 'interrupt #1']);
+    // A wait seen while the SIGINT is on its way may be one from before it.
+    assert.equal(queue.observe('stdin_read', queue.currentDispatch, { command: 'python3' }), false);
+    releaseInterrupt();
+    await flushMicrotasks();
+    assert.equal(queue.observe('stdin_read', queue.currentDispatch, { command: 'python3' }), true);
+    assert.deepEqual(await a.result, { waitReason: 'timeout', detail: { command: 'python3' }, recoveredAt: 'stdin_read', queueTimeMs: 0 });
+    assert.equal(queue.status, 'ready');
+    assert.equal(clock.pendingTimers, 0);
+    // A person's lease is never ended by a wait, unless abandoned and recovering.
+    const lease = queue.beginHuman();
+    await lease.granted;
+    assert.equal(queue.observe('stdin_read', queue.currentDispatch), false);
+    lease.abandon();
+    await flushMicrotasks();
+    releaseInterrupt();
+    await flushMicrotasks();
+    assert.equal(queue.observe('stdin_read', queue.currentDispatch), true);
+    assert.equal((await lease.result).recoveredAt, 'stdin_read');
+  });
+
   it('a send that asks for its own deadline keeps running past operationTimeoutMs until that one', async () => {
     const { queue, clock, log, prompt } = setup();
     const a = queue.enqueue('model-send', undefined, { timeoutMs: 5000 });

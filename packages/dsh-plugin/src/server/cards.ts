@@ -40,29 +40,36 @@ const str = (value: unknown): string | undefined => (typeof value === 'string' ?
 
 /** Why a send or signal returned, when it was not the prompt (shown as the output's last line). */
 export function waitNote(result: Result): string | undefined {
-  const wait = result['inputWait'] as { command?: unknown; secret?: unknown; busy?: unknown; unsubmitted?: unknown } | undefined;
+  const wait = result['inputWait'] as InputWaitFields | undefined;
   switch (result['waitReason']) {
     case 'prompt':
       return undefined;
-    case 'stdin_read': {
-      if (wait?.unsubmitted === true) return '[the typed line waits at the prompt, not yet submitted]';
-      const who = str(wait?.command);
-      const what = wait?.secret === true ? 'a password' : 'input';
-      // Still computing in another thread: it reads input, but more output may come.
-      const still = wait?.busy === true ? ', still working' : '';
-      return who ? `[${who} is waiting for ${what}${still}]` : `[waiting for ${what}${still}]`;
-    }
+    case 'stdin_read':
+      return `[${waiting(wait)}]`;
     case 'human_handoff':
       return '[the person took over the terminal]';
     case 'session_exit':
       return '[the shell exited]';
     case 'timeout':
-      return '[timed out: SIGINT was sent; the command may still be running]';
+      // With a wait, the interrupted program reads input again (a REPL back at its own prompt).
+      return wait ? `[timed out: SIGINT was sent; ${waiting(wait)}]` : '[timed out: SIGINT was sent; the command may still be running]';
     case 'cancelled':
-      return '[cancelled]';
+      return wait ? `[cancelled; ${waiting(wait)}]` : '[cancelled]';
     default:
       return typeof result['waitReason'] === 'string' ? `[${result['waitReason']}]` : undefined;
   }
+}
+
+type InputWaitFields = { command?: unknown; secret?: unknown; busy?: unknown; unsubmitted?: unknown };
+
+/** What waits for input, as a card says it. */
+function waiting(wait: InputWaitFields | undefined): string {
+  if (wait?.unsubmitted === true) return 'the typed line waits at the prompt, not yet submitted';
+  const who = str(wait?.command);
+  const what = wait?.secret === true ? 'a password' : 'input';
+  // Still computing in another thread: it reads input, but more output may come.
+  const still = wait?.busy === true ? ', still working' : '';
+  return who ? `${who} is waiting for ${what}${still}` : `waiting for ${what}${still}`;
 }
 
 function terminalResult(result: Result): ToolResultView {

@@ -238,6 +238,8 @@ export class OwnerTerminal extends EventEmitter<OwnerEvents> {
           // The program consumed what the human typed: the human's input allowance starts over.
           if (holder.payload.kind === 'human' && dispatch === holder.dispatch) holder.payload.inputBytes = 0;
           this.setInputWait(wait);
+          // A wait never ends a person's lease, except one abandoned and recovering (the queue decides).
+          this.queue.observe('stdin_read', dispatch, wait);
           return;
         }
         this.setInputWait(wait);
@@ -386,7 +388,7 @@ export class OwnerTerminal extends EventEmitter<OwnerEvents> {
       processGroupId: work.kind === 'signal' ? (work.processGroupId ?? null) : null,
       exitCode: result.waitReason === 'prompt' && detail ? detail.exitCode : undefined,
       promptEvidence: result.waitReason === 'prompt' && detail ? detail.evidence : undefined,
-      inputWait: result.waitReason === 'stdin_read' ? (result.detail as InputWait) : undefined,
+      inputWait: result.waitReason === 'stdin_read' || result.recoveredAt === 'stdin_read' ? (result.detail as InputWait) : undefined,
       view,
     };
   }

@@ -79,7 +79,8 @@ const CAPTURE_PROPERTIES = {
       },
     },
     required: ['command', 'secret', 'processGroupId'],
-    description: 'The program that waits for input (waitReason stdin_read); secret: a password prompt.',
+    description:
+      'The program that waits for input (waitReason stdin_read, or after timeout or cancelled: the interrupted program reads input again); secret: a password prompt.',
   },
   viewportOmitted: {
     type: 'object',

@@ -58,13 +58,17 @@ export interface Settlement {
   waitReason: WaitReason;
   /** Whatever the observer attached (exit code, input wait facts). */
   detail?: unknown;
+  /** What ended a recovery (`timeout`, `cancelled`): the prompt, or the interrupted program reading input
+   *  again (`detail` is then its wait). */
+  recoveredAt?: 'prompt' | 'stdin_read';
 }
 
 export type RecoveryReason = 'timeout' | 'cancelled';
 
 /**
  * Where an operation is in its life. Recovery (a deadline or a cancel) starts from granting or holding;
- * its SIGINT waits for the writes in flight, then the prompt has interruptTimeoutMs to come back.
+ * its SIGINT waits for the writes in flight, then the prompt (or the interrupted program reading input
+ * again) has interruptTimeoutMs to come back.
  */
 export type OperationPhase =
   | { readonly kind: 'queued' }
@@ -75,7 +79,10 @@ export type OperationPhase =
   | {
       readonly kind: 'recovering';
       readonly reason: RecoveryReason;
-      readonly interrupt: { readonly kind: 'after-writes' } | { readonly kind: 'sent'; readonly timer: unknown };
+      /** `delivered`: the interrupt hook returned (the SIGINT is typed or sent), so a wait seen now is one
+       *  the program entered after it. */
+      readonly interrupt:
+        { readonly kind: 'after-writes' } | { readonly kind: 'sent'; readonly timer: unknown; readonly delivered: boolean };
     }
   | { readonly kind: 'settled' };
 

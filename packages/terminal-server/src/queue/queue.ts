@@ -12,7 +12,8 @@
  * - model-send and signal get a deadline of operationTimeoutMs from grant (or the one the operation asked
  *   for, which its host bounds); human leases and resets none.
  * - A deadline or a cancel starts recovery: SIGINT to the foreground group (after writes in flight), then
- *   interruptTimeoutMs for the prompt. A failed recovery blocks the queue until the earliest reset.
+ *   interruptTimeoutMs for the prompt, or for the interrupted program to read input again. A failed
+ *   recovery blocks the queue until the earliest reset.
  * - A human cancel (Interrupt input) only sends SIGINT; the lease is kept until the prompt is back.
  * - Takeover turns the active model send into a human lease in place: same slot, no signal, the deadline
  *   and the model's cancellation are dropped, and the model's result is `human_handoff`.
@@ -371,9 +372,10 @@ export class OperationQueue<P = void> {
     if (!op || op.inflight > 0 || dispatch !== op.dispatch || op.kind === 'reset') return false;
     const phase = op.phase;
     if (phase.kind === 'recovering') {
-      // Only the prompt after the SIGINT ends a recovery.
-      if (kind !== 'prompt' || phase.interrupt.kind !== 'sent') return false;
-      this.settle(op, { waitReason: phase.reason, detail });
+      // What the SIGINT leads to ends a recovery: the prompt, or a program that took it and reads input
+      // again (a REPL back at its own prompt): the terminal answers, only the command was interrupted.
+      if (phase.interrupt.kind !== 'sent' || (kind === 'stdin_read' && !phase.interrupt.delivered)) return false;
+      this.settle(op, { waitReason: phase.reason, detail, recoveredAt: kind });
       return true;
     }
     if (phase.kind !== 'holding') return false;
@@ -436,12 +438,13 @@ export class OperationQueue<P = void> {
     if (phase.kind !== 'recovering' || phase.interrupt.kind !== 'after-writes') return;
     const timer = this.options.clock.setTimeout(() => {
       if (!isActive(op.phase)) return;
-      const message = `recovery failed after ${phase.reason === 'timeout' ? 'timeout' : 'cancel'}: the prompt did not come back within ${this.options.interruptTimeoutMs} ms of SIGINT; queue is blocked until reset: call shared_terminal_reset to replace the shell`;
+      const message = `recovery failed after ${phase.reason === 'timeout' ? 'timeout' : 'cancel'}: neither the prompt nor a wait for input came within ${this.options.interruptTimeoutMs} ms of SIGINT; queue is blocked until reset: call shared_terminal_reset to replace the shell`;
       this.block(op, new QueueError('recovery-failed', message), QUEUE_MESSAGES.blocked);
     }, this.options.interruptTimeoutMs);
-    op.phase = { kind: 'recovering', reason: phase.reason, interrupt: { kind: 'sent', timer } };
+    op.phase = { kind: 'recovering', reason: phase.reason, interrupt: { kind: 'sent', timer, delivered: false } };
     try {
       await this.options.hooks.interrupt(op);
+      if (op.phase.kind === 'recovering') op.phase = { ...op.phase, interrupt: { kind: 'sent', timer, delivered: true } };
     } catch (error) {
       if (!isActive(op.phase)) return;
       const message = `recovery failed: SIGINT could not be delivered (${describe(error)}); queue is blocked until reset: call shared_terminal_reset to replace the shell`;

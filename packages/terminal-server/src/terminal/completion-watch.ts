@@ -262,6 +262,7 @@ export class CompletionWatch {
    *  program may be ending, no longer counts, and waits are judged as just after a write. */
   signalled(): void {
     this.seenWait = undefined;
+    this.reportedWait = undefined;
     this.siblingsWorkedAt = undefined;
     this.throughOutput.forget();
     this.lastWriteAt = performance.now();
