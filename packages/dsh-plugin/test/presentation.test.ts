@@ -115,6 +115,7 @@ describe('cards', () => {
     assert.deepEqual(view, { card: 'terminal', output: 'first? \n[read is waiting for input]' });
     assert.match(waitNote({ waitReason: 'human_handoff' }) ?? '', /took over/);
     assert.match(waitNote({ waitReason: 'timeout' }) ?? '', /SIGINT.*may still be running/);
+    assert.equal(waitNote({ waitReason: 'timeout', exitCode: 130 }), '[timed out: SIGINT was sent; the prompt is back]');
     const interrupted = { waitReason: 'timeout', inputWait: { command: 'python3', secret: false, processGroupId: 7 } };
     assert.equal(waitNote(interrupted), '[timed out: SIGINT was sent; python3 is waiting for input]');
     assert.equal(waitNote({ ...interrupted, waitReason: 'cancelled' }), '[cancelled; python3 is waiting for input]');

@@ -82,6 +82,9 @@ describe('engine: deadlines and recovery', () => {
     const started = performance.now();
     const r = await runSend(t.hub, 'recover', { text: 'sleep 100' });
     assert.equal(r.waitReason, 'timeout');
+    // The prompt came back: the command's status is known, and the output ends where the prompt began.
+    assert.equal(r.exitCode, 130);
+    assert.match(r.output, /^sleep 100\n\^C$/);
     assert.equal(r.queueStatus, 'ready');
     assert.ok(performance.now() - started < 5000);
     assert.match((await runSend(t.hub, 'recover', { text: 'echo still-here' })).output, /still-here$/);

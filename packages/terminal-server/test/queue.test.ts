@@ -100,8 +100,10 @@ describe('queue', () => {
     await flushMicrotasks();
     await clock.advance(1000);
     assert.deepEqual(log, ['grant model-send#1', 'interrupt #1']);
-    // A wait seen while the SIGINT is on its way may be one from before it.
+    // A wait or a prompt seen while the SIGINT is on its way may be one from before it (the prompt of a
+    // command that ended just then, which bash follows with a fresh one for the SIGINT).
     assert.equal(queue.observe('stdin_read', queue.currentDispatch, { command: 'python3' }), false);
+    assert.equal(queue.observe('prompt', queue.currentDispatch), false);
     releaseInterrupt();
     await flushMicrotasks();
     assert.equal(queue.observe('stdin_read', queue.currentDispatch, { command: 'python3' }), true);

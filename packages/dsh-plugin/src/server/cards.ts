@@ -52,7 +52,11 @@ export function waitNote(result: Result): string | undefined {
       return '[the shell exited]';
     case 'timeout':
       // With a wait, the interrupted program reads input again (a REPL back at its own prompt).
-      return wait ? `[timed out: SIGINT was sent; ${waiting(wait)}]` : '[timed out: SIGINT was sent; the command may still be running]';
+      if (wait) return `[timed out: SIGINT was sent; ${waiting(wait)}]`;
+      // An exit status means the prompt came back after the SIGINT.
+      return int(result['exitCode']) === undefined
+        ? '[timed out: SIGINT was sent; the command may still be running]'
+        : '[timed out: SIGINT was sent; the prompt is back]';
     case 'cancelled':
       return wait ? `[cancelled; ${waiting(wait)}]` : '[cancelled]';
     default:

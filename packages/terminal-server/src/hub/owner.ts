@@ -378,16 +378,19 @@ export class OwnerTerminal extends EventEmitter<OwnerEvents> {
     const handle = this.queue.enqueue(work.kind, work, { signal: abortSignal, timeoutMs });
     const result = await handle.result;
     const detail = result.detail as (PromptFact & Partial<InputWait>) | undefined;
-    // At a prompt the output ends where the prompt began (text printed without a final newline stays).
-    const promptStart = result.waitReason === 'prompt' ? detail?.start : undefined;
-    const { output, outputTruncated, view } = await this.readOutcome(work.capture, result.waitReason === 'prompt', promptStart);
+    // At a prompt (a recovery's too) the output ends where the prompt began (text printed without a final
+    // newline stays), and the command line's exit status is known: 130 after the SIGINT, or what the
+    // command returned when it ended just as the deadline passed.
+    const atPrompt = result.waitReason === 'prompt' || result.recoveredAt === 'prompt';
+    const promptStart = atPrompt ? detail?.start : undefined;
+    const { output, outputTruncated, view } = await this.readOutcome(work.capture, atPrompt, promptStart);
     return {
       result,
       output,
       outputTruncated,
       processGroupId: work.kind === 'signal' ? (work.processGroupId ?? null) : null,
-      exitCode: result.waitReason === 'prompt' && detail ? detail.exitCode : undefined,
-      promptEvidence: result.waitReason === 'prompt' && detail ? detail.evidence : undefined,
+      exitCode: atPrompt && detail ? detail.exitCode : undefined,
+      promptEvidence: atPrompt && detail ? detail.evidence : undefined,
       inputWait: result.waitReason === 'stdin_read' || result.recoveredAt === 'stdin_read' ? (result.detail as InputWait) : undefined,
       view,
     };

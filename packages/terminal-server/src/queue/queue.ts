@@ -374,7 +374,9 @@ export class OperationQueue<P = void> {
     if (phase.kind === 'recovering') {
       // What the SIGINT leads to ends a recovery: the prompt, or a program that took it and reads input
       // again (a REPL back at its own prompt): the terminal answers, only the command was interrupted.
-      if (phase.interrupt.kind !== 'sent' || (kind === 'stdin_read' && !phase.interrupt.delivered)) return false;
+      // Either must come after the SIGINT is delivered: a prompt seen before it (the command ended just
+      // then) is followed by the one bash draws for the SIGINT, which would otherwise end the next operation.
+      if (phase.interrupt.kind !== 'sent' || !phase.interrupt.delivered) return false;
       this.settle(op, { waitReason: phase.reason, detail, recoveredAt: kind });
       return true;
     }

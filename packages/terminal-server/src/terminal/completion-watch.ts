@@ -118,6 +118,11 @@ export class CompletionWatch {
   private readonly host: WatchHost;
   // prompt evidence (see ShellMarks in evidence.ts)
   private lastStatus: { status: number; dispatch: number } | undefined;
+  /** The status of a command line that had already ended (its prompt drawn) when a signal went in: the
+   *  signal hit bash at its prompt, and the status bash gives that (130) is not the command's. */
+  private statusBeforeSignal: { status: number; dispatch: number } | undefined;
+  /** The dispatch the last prompt mark that counted was parsed in. */
+  private countedPromptDispatch: number | undefined;
   private promptMark: { dispatch: number; cursor: ReturnType<Screen['absoluteCursor']> } | undefined;
   /** The last prompt mark that counted since the last write, still held once output moved past it (a
    *  background job printing, text typed ahead): see checkPromptAfterMark. */
@@ -175,6 +180,9 @@ export class CompletionWatch {
   private reportedWait: { dispatch: number; sequence: number } | undefined;
   private lastOutputAt = 0;
   private lastWriteAt = 0;
+  /** Writes and signals so far: a check that began before one must not report what it saw (see
+   *  unchangedSince). */
+  private interventions = 0;
   private readonly typedAhead: TypedAheadLedger;
 
   constructor(host: WatchHost) {
@@ -225,6 +233,7 @@ export class CompletionWatch {
     const start = this.promptStart;
     if (here && (!start || !samePlace(start, here) || start.line > here.line)) this.promptStart = { ...here, x: 0 };
     this.promptMark = { dispatch, cursor };
+    this.countedPromptDispatch = dispatch;
     this.promptEnd = cursor.alternate ? undefined : { line: cursor.line, x: cursor.x };
     this.promptSeen = { dispatch };
     this.promptLooks = 0;
@@ -239,6 +248,7 @@ export class CompletionWatch {
 
   /** A write is about to go in: it changes what the shell will do, evidence before it no longer counts. */
   writing(data: string): void {
+    this.interventions += 1;
     this.promptMark = undefined;
     this.promptSeen = undefined;
     this.throughOutput.forget();
@@ -258,9 +268,18 @@ export class CompletionWatch {
     this.typedAhead.writing(data, this.lastWriteAt);
   }
 
-  /** A signal goes to the program in front (a kill, not typed): what was seen before it, a wait the
+  /** A signal goes to the program in front (typed or a kill): what was seen before it, a wait the
    *  program may be ending, no longer counts, and waits are judged as just after a write. */
   signalled(): void {
+    const status = this.lastStatus;
+    // Its line is over when a prompt counted after its status and no command started since.
+    if (status && !this.freshStatus && !this.commandRunning && this.countedPromptDispatch === status.dispatch) {
+      this.statusBeforeSignal = status;
+    }
+    // bash at its prompt draws a fresh one when signalled (SIGINT), so the prompt seen before counts no more.
+    this.interventions += 1;
+    this.promptMark = undefined;
+    this.promptSeen = undefined;
     this.seenWait = undefined;
     this.reportedWait = undefined;
     this.siblingsWorkedAt = undefined;
@@ -297,6 +316,12 @@ export class CompletionWatch {
     const cursor = screen.absoluteCursor();
     if (cursor.alternate || cursor.line !== end.line || cursor.x !== end.x) return false;
     return screen.lineTextFrom(end)?.trim() === '';
+  }
+
+  /** No write nor signal went in since `epoch`: looks taken before one say nothing of the terminal now
+   *  (a recovery's SIGINT typed while a check of the prompt before it was still on its way). */
+  private unchangedSince(epoch: number): boolean {
+    return this.interventions === epoch;
   }
 
   /** A new operation that wrote nothing (a send of no text): waits are timed from now. */
@@ -360,6 +385,7 @@ export class CompletionWatch {
     const { handle, pid } = this.host;
     const mark = this.promptMark;
     const observer = this.host.observer();
+    const epoch = this.interventions;
     if (!mark || !observer || observer.interest() === 'none' || !this.host.running()) return false;
     const info = await handle.inspectForeground({ terminalFlags: false }).catch(() => undefined);
     if (this.promptMark !== mark) return false; // more output arrived meanwhile
@@ -385,7 +411,7 @@ export class CompletionWatch {
       this.schedulePoll(this.host.pollIntervalMs);
       return false;
     }
-    if (!(await this.typedAheadSettled())) return false;
+    if (!(await this.typedAheadSettled()) || !this.unchangedSince(epoch)) return false;
     this.reportPrompt(observer, mark.dispatch, 'marker', info);
     return true;
   }
@@ -403,6 +429,7 @@ export class CompletionWatch {
     const seen = this.promptSeen;
     const stack = this.promptStack;
     const now = performance.now();
+    const epoch = this.interventions;
     // A line typed after the prompt and not submitted: bash waits for the rest of it (evidence.ts).
     if (this.lineHeld() || !seen || stack === undefined) return false;
     if (now - this.lastWriteAt < WRITE_SETTLE_MS || now - this.lastAfterMarkLook < AFTER_MARK_LOOK_MS) return false;
@@ -414,7 +441,7 @@ export class CompletionWatch {
     if (!atPrompt(await handle.inspectForeground({ terminalFlags: false }).catch(() => undefined))) return false;
     const again = await this.lookAgain(false);
     if (!atPrompt(again) || this.promptSeen !== seen || this.promptMark || observer.dispatch() !== dispatch) return false;
-    if (!(await this.typedAheadSettled())) return false;
+    if (!(await this.typedAheadSettled()) || !this.unchangedSince(epoch)) return false;
     this.reportPrompt(observer, dispatch, 'marker', again);
     return true;
   }
@@ -491,7 +518,8 @@ export class CompletionWatch {
     this.promptSeen = undefined;
     // A prompt bash drew without its mark: the hook is gone from this image until marks come back.
     if (evidence === 'kernel') this.marksInImage = false;
-    const status = this.lastStatus;
+    // A signal that hit the prompt of a command line already over: that command's status is the one.
+    const status = this.statusBeforeSignal?.dispatch === dispatch ? this.statusBeforeSignal : this.lastStatus;
     let start = this.promptStart;
     const cursor = screen.absoluteCursor();
     const drawn = cursor.alternate ? undefined : screen.cursorRowText();
@@ -595,8 +623,9 @@ export class CompletionWatch {
     if (observer.interest() !== 'prompt-and-input' || this.promptMark) return false;
     // Input just written may still be on its way to a reader that sleeps as if nothing came.
     if (performance.now() - this.lastWriteAt < INPUT_DELIVERY_MS) return false;
+    const epoch = this.interventions;
     const wait = await this.throughOutput.step(dispatch, () => observer.dispatch() === dispatch && !this.promptMark);
-    if (!wait) return false;
+    if (!wait || !this.unchangedSince(epoch)) return false;
     this.reportedWait = { dispatch, sequence: this.host.sequence() };
     observer.inputWait(dispatch, wait.wait);
     return true;
@@ -666,6 +695,7 @@ export class CompletionWatch {
         return;
       }
       const { handle } = this.host;
+      const epoch = this.interventions;
       // The first look only starts reading the terminal flags (a process spawn); the confirming one
       // takes them, without a new spawn when the reader slept in between.
       const info = await handle.inspectForeground({ terminalFlags: 'ahead' }).catch(() => undefined);
@@ -684,7 +714,7 @@ export class CompletionWatch {
         if (confirmed.evidence === 'marker' && !this.promptMark && !this.lineErased()) return;
         // A new bash in this process: put the hook back, and report the prompt it draws then.
         if (confirmed.evidence === 'kernel' && (await this.restoreIntegration(observer, dispatch))) return;
-        if (!(await this.typedAheadSettled())) return;
+        if (!(await this.typedAheadSettled()) || !this.unchangedSince(epoch)) return;
         this.reportPrompt(observer, dispatch, confirmed.evidence, again);
         return;
       }
@@ -692,6 +722,7 @@ export class CompletionWatch {
         // bash's own `read` takes lines typed ahead from the same count; another reader's reads are not
         // in it until it ends, and the timing rules in evidence.ts stand for them.
         if (confirmed.wait.shell && !(await this.typedAheadSettled())) return;
+        if (!this.unchangedSince(epoch)) return;
         this.reportedWait = { dispatch, sequence: outputBefore };
         observer.inputWait(dispatch, confirmed.wait);
       }

@@ -424,6 +424,7 @@ export class TerminalGeneration extends EventEmitter<GenerationEvents> {
       const group = intr === undefined ? undefined : await this.foregroundGroup();
       if (intr !== undefined && group !== undefined && this.processStatus.kind === 'running') {
         await this.handle.discardUnreadInput?.().catch(() => undefined);
+        this.watch.signalled();
         await this.write(intr);
         return group;
       }
