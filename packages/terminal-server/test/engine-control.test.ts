@@ -165,6 +165,34 @@ describe('engine: recovery ends where the interrupted program reads input again'
   });
 });
 
+describe("engine: a command that ends while its deadline's SIGINT is on its way", () => {
+  // The SIGINT's way is slowed (the terminal's flags are read late), so the command ends before it lands:
+  // the race a real machine loses now and then (2 of 40 sends racing a 1 s deadline), here on demand.
+  let t: TestHub;
+  before(() => {
+    const provider = overridingProvider((handle) => ({
+      async interruptCharacter() {
+        await sleep(400);
+        return handle.interruptCharacter?.();
+      },
+    }));
+    t = makeHub({ operationTimeoutMs: 1000, interruptTimeoutMs: 5000 }, provider);
+  });
+  after(() => t.close());
+  const send = (text: string) => runSend(t.hub, 'late', { text });
+
+  it("the recovery ends after the SIGINT, with the command's own status, and the next send is untouched", async () => {
+    const ended = await send('sleep 1.1; echo ended-first');
+    assert.equal(ended.waitReason, 'timeout');
+    assert.match(ended.output, /\nended-first\n/);
+    assert.equal(ended.exitCode, 0, "the command's own status, not the 130 bash gives the SIGINT that found its prompt");
+    const next = await send('for i in 1 2 3; do sleep 0.2; done; echo loop-done');
+    assert.equal(next.waitReason, 'prompt', next.output);
+    assert.equal(next.exitCode, 0, 'the late SIGINT did not interrupt it');
+    assert.match(next.output, /^for i in .*\nloop-done$/);
+  });
+});
+
 describe('engine: a send that types nothing waits for what runs', () => {
   const provider = recordingProvider();
   const { send } = useHub('empty', {}, provider);
