@@ -19,6 +19,8 @@ const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   exited: 409,
   busy: 409,
   'signal-refused': 409,
+  // a line longer than the canonical-mode reader in front can take (the kernel would drop its tail)
+  'line-too-long': 409,
   'takeover-unavailable': 409,
   'lease-closed': 409,
   cancelled: 409,

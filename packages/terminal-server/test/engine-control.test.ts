@@ -193,6 +193,39 @@ describe("engine: a command that ends while its deadline's SIGINT is on its way"
   });
 });
 
+describe('engine: a line longer than a canonical-mode reader takes', () => {
+  let t: TestHub;
+  before(() => {
+    t = makeHub();
+  });
+  after(() => t.close());
+  const send = (text: string, submit = true) => runSend(t.hub, 'long', { text, submit });
+
+  it('is refused with nothing typed while the program reads line by line; a line that fits goes in whole', async () => {
+    assert.equal((await send('head -c 100000 | wc -c')).waitReason, 'stdin_read');
+    // The kernel would keep 4095 bytes of it and drop the rest, echoing all of it all the same.
+    await assert.rejects(send('é'.repeat(2048)), (error: Error & { code?: string }) => {
+      assert.equal(error.code, 'line-too-long');
+      assert.match(error.message, /line 1 of the text is 4096 bytes/);
+      assert.match(error.message, /nothing was typed/);
+      return true;
+    });
+    await assert.rejects(send(`short\n${'y'.repeat(5000)}`), /line 2 of the text is 5000 bytes/);
+    const fits = await send('z'.repeat(4095));
+    assert.equal(fits.waitReason, 'stdin_read');
+    assert.equal(fits.queueStatus, 'ready');
+    const counted = await send('\x04', false);
+    assert.equal(counted.waitReason, 'prompt');
+    assert.match(counted.output, /^4096$/m, 'only the line that fits reached head, all of it');
+  });
+
+  it('goes in whole where bash edits the line itself (its prompt, a here-document)', async () => {
+    const written = await send(`cat > long.txt <<'EOF'\n${'w'.repeat(6000)}\nEOF`);
+    assert.equal(written.waitReason, 'prompt');
+    assert.match((await send('wc -c < long.txt')).output, /\n6001$/);
+  });
+});
+
 describe('engine: a send that types nothing waits for what runs', () => {
   const provider = recordingProvider();
   const { send } = useHub('empty', {}, provider);

@@ -108,6 +108,10 @@ class DshPtyHandle implements PtyHandle {
     return (await this.linuxInspector())?.interruptCharacter();
   }
 
+  async readsCanonically(): Promise<boolean | undefined> {
+    return (await this.linuxInspector())?.readsCanonically();
+  }
+
   /** Through the terminal's slave side, as the engine's own handle does (DSH's write queue is its own). */
   async discardUnreadInput(): Promise<void> {
     await (await this.linuxInspector())?.discardUnreadInput();

@@ -30,6 +30,7 @@ import { type Clock, systemClock } from '../time.ts';
 import type { CaptureHandle } from '../screen/capture.ts';
 import type { ScreenPage } from '../screen/screen.ts';
 import { utf8Length } from '../utf8.ts';
+import { overlongLine } from '../terminal/canonical-line.ts';
 import {
   type GenerationObserver,
   type GenerationView,
@@ -299,6 +300,9 @@ export class OwnerTerminal extends EventEmitter<OwnerEvents> {
       work.capture = { handle: await generation.beginCapture(), generation };
       // Typing nothing waits for what runs; at an idle prompt nothing runs: say so at once.
       if (work.input === '' && (await generation.atPrompt())) return { settleNow: { waitReason: 'prompt' } };
+      // A line too long for a canonical-mode reader would lose its tail in the kernel: type nothing.
+      const overlong = overlongLine(work.input);
+      if (overlong !== undefined && (await generation.readsCanonically())) throw new GrantRefused('line-too-long', overlong);
       await generation.write(work.input);
       return;
     }

@@ -125,6 +125,9 @@ export interface PtyHandle {
   /** The terminal's INTR character when the line discipline would turn it into SIGINT now (ISIG on), so
    *  an interrupt can be typed like a person's Ctrl-C; undefined when input passes raw or it is unknown. */
   interruptCharacter?(): Promise<string | undefined>;
+  /** Whether the line discipline collects input line by line now (ICANON), where it keeps at most 4095
+   *  bytes of a line; undefined when unknown. */
+  readsCanonically?(): Promise<boolean | undefined>;
   /** Drops the input written to the terminal and not yet read by its program (what a typed Ctrl-C drops),
    *  so the interrupt character typed next is not left queued behind a full input buffer. */
   discardUnreadInput?(): Promise<void>;

@@ -198,6 +198,11 @@ export class LinuxInspector {
     return modes?.isig ? modes.intr : undefined;
   }
 
+  /** Whether input is collected line by line now (ICANON; see terminal/canonical-line.ts). */
+  async readsCanonically(): Promise<boolean | undefined> {
+    return (await readTerminalFlags(this.ptsPath))?.icanon;
+  }
+
   /** Drops the input this terminal holds unread, before an interrupt character is typed (unread-input.ts). */
   async discardUnreadInput(): Promise<void> {
     await discardUnreadInput(this.ptsPath);

@@ -93,6 +93,11 @@ class NodePtyHandle implements PtyHandle {
     return this.linuxInspector().interruptCharacter();
   }
 
+  async readsCanonically(): Promise<boolean | undefined> {
+    if (this.exited || process.platform !== 'linux') return undefined;
+    return this.linuxInspector().readsCanonically();
+  }
+
   async discardUnreadInput(): Promise<void> {
     this.writer?.discard();
     if (this.exited || process.platform !== 'linux') return;

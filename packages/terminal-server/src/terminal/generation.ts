@@ -396,6 +396,11 @@ export class TerminalGeneration extends EventEmitter<GenerationEvents> {
     this.kick();
   }
 
+  /** The line discipline collects input line by line now (see canonical-line.ts); false when unknown. */
+  async readsCanonically(): Promise<boolean> {
+    return (await this.handle.readsCanonically?.().catch(() => undefined)) === true;
+  }
+
   /** bash is idle at its own top-level prompt now (see CompletionWatch.atPrompt). */
   atPrompt(): Promise<boolean> {
     return this.watch.atPrompt();
