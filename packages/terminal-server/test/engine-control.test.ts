@@ -122,12 +122,7 @@ describe('engine: deadlines and recovery', () => {
 });
 
 describe('engine: recovery ends where the interrupted program reads input again', () => {
-  let t: TestHub;
-  before(() => {
-    t = makeHub({ operationTimeoutMs: 1500, interruptTimeoutMs: 5000 });
-  });
-  after(() => t.close());
-  const send = (text: string) => runSend(t.hub, 'repl', { text });
+  const { send } = useHub('repl', { operationTimeoutMs: 1500, interruptTimeoutMs: 5000 });
 
   it('a REPL interrupted in a long statement: timeout, with the REPL waiting at its own prompt, its state kept', async () => {
     for (const [start, define, long, check, quit, command] of [
@@ -168,18 +163,13 @@ describe('engine: recovery ends where the interrupted program reads input again'
 describe("engine: a command that ends while its deadline's SIGINT is on its way", () => {
   // The SIGINT's way is slowed (the terminal's flags are read late), so the command ends before it lands:
   // the race a real machine loses now and then (2 of 40 sends racing a 1 s deadline), here on demand.
-  let t: TestHub;
-  before(() => {
-    const provider = overridingProvider((handle) => ({
-      async interruptCharacter() {
-        await sleep(400);
-        return handle.interruptCharacter?.();
-      },
-    }));
-    t = makeHub({ operationTimeoutMs: 1000, interruptTimeoutMs: 5000 }, provider);
-  });
-  after(() => t.close());
-  const send = (text: string) => runSend(t.hub, 'late', { text });
+  const slowInterrupt = overridingProvider((handle) => ({
+    async interruptCharacter() {
+      await sleep(400);
+      return handle.interruptCharacter?.();
+    },
+  }));
+  const { send } = useHub('late', { operationTimeoutMs: 1000, interruptTimeoutMs: 5000 }, slowInterrupt);
 
   it("the recovery ends after the SIGINT, with the command's own status, and the next send is untouched", async () => {
     const ended = await send('sleep 1.1; echo ended-first');
@@ -194,12 +184,7 @@ describe("engine: a command that ends while its deadline's SIGINT is on its way"
 });
 
 describe('engine: a line longer than a canonical-mode reader takes', () => {
-  let t: TestHub;
-  before(() => {
-    t = makeHub();
-  });
-  after(() => t.close());
-  const send = (text: string, submit = true) => runSend(t.hub, 'long', { text, submit });
+  const { send } = useHub('long');
 
   it('is refused with nothing typed while the program reads line by line; a line that fits goes in whole', async () => {
     assert.equal((await send('head -c 100000 | wc -c')).waitReason, 'stdin_read');
