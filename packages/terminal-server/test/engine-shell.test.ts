@@ -92,6 +92,8 @@ describe('engine: commands at the prompt', () => {
       assert.equal(erased.exitCode, undefined, 'nothing ran');
       assert.equal((await send('', false)).waitReason, 'prompt', 'nothing to wait for');
     }
+    // Input the line discipline takes itself (Ctrl-S and Ctrl-Q, output flow control) never reaches the line.
+    for (const flow of ['\x13', '\x11']) assert.equal((await send(flow, false)).waitReason, 'prompt', JSON.stringify(flow));
     // Spaces typed are still typed: the cursor stands past the prompt.
     assert.equal((await send('  ', false)).inputWait?.unsubmitted, true);
     assert.equal((await send('\x15', false)).waitReason, 'prompt');

@@ -229,8 +229,9 @@ function judgeShell(o: Observation, front: ForegroundInfo): Verdict {
  *  enough. */
 function unmarkedPrompt(o: Observation, wait: WaitFacts): Verdict {
   if (o.marks.lineOpen) return { kind: 'input', wait: { ...wait, unsubmitted: true } };
-  // Erased, as bash's own output after the write shows: the prompt it was typed at stands again.
-  if (o.marks.lineErased && tookInput(o)) return { kind: 'prompt', evidence: 'marker' };
+  // Erased (or nothing shown at all, as when the line discipline took the input: Ctrl-S), once bash printed
+  // since the write or had INPUT_DELIVERY_MS to take it (judge): the prompt it was typed at stands again.
+  if (o.marks.lineErased) return { kind: 'prompt', evidence: 'marker' };
   // Without a mark, only output after the write shows bash read the line (it echoes what it reads).
   if (!o.marks.lineSubmitted || !tookInput(o)) return undecided();
   if (o.quietMs < UNMARKED_PROMPT_QUIET_MS) return undecided(UNMARKED_PROMPT_QUIET_MS - o.quietMs);
