@@ -164,9 +164,9 @@ describe("engine: a command that ends while its deadline's SIGINT is on its way"
   // The SIGINT's way is slowed (the terminal's flags are read late), so the command ends before it lands:
   // the race a real machine loses now and then (2 of 40 sends racing a 1 s deadline), here on demand.
   const slowInterrupt = overridingProvider((handle) => ({
-    async interruptCharacter() {
+    async terminalModes() {
       await sleep(400);
-      return handle.interruptCharacter?.();
+      return handle.terminalModes?.();
     },
   }));
   const { send } = useHub('late', { operationTimeoutMs: 1000, interruptTimeoutMs: 5000 }, slowInterrupt);

@@ -35,6 +35,7 @@ import {
   type PtyHandle,
   type PtyProvider,
   type PtySpawnSpec,
+  type TerminalModes,
 } from '@shared-terminal/server';
 import type { SubprocessRuntime, SubprocessTerminalHandle } from './dsh-api.ts';
 
@@ -104,12 +105,8 @@ class DshPtyHandle implements PtyHandle {
     return this.inspector ?? undefined;
   }
 
-  async interruptCharacter(): Promise<string | undefined> {
-    return (await this.linuxInspector())?.interruptCharacter();
-  }
-
-  async readsCanonically(): Promise<boolean | undefined> {
-    return (await this.linuxInspector())?.readsCanonically();
+  async terminalModes(): Promise<TerminalModes | undefined> {
+    return (await this.linuxInspector())?.terminalModes();
   }
 
   /** Through the terminal's slave side, as the engine's own handle does (DSH's write queue is its own). */

@@ -9,6 +9,17 @@ import type { Readable } from 'node:stream';
 export type ForegroundSignal = 'SIGINT' | 'SIGTERM' | 'SIGKILL' | 'SIGTSTP' | 'SIGHUP';
 export const FOREGROUND_SIGNALS: readonly ForegroundSignal[] = ['SIGINT', 'SIGTERM', 'SIGKILL', 'SIGTSTP', 'SIGHUP'];
 
+/** What `stty -a` says of a terminal that the engine acts on. */
+export interface TerminalModes {
+  echo: boolean;
+  /** Input is collected line by line (canonical mode), at most 4095 bytes of a line. */
+  icanon: boolean;
+  /** The line discipline turns the INTR character into SIGINT (and discards typed-ahead input). */
+  isig: boolean;
+  /** The INTR character (^C unless changed), absent when undefined. */
+  intr?: string;
+}
+
 export interface PtySpawnSpec {
   /** argv[0] is the executable. */
   argv: string[];
@@ -122,12 +133,9 @@ export interface PtyHandle {
   bytesRead?(): number | undefined;
   /** Re-inspects the foreground, signals that group and returns its id. Refuses SIGKILL to the shell itself. */
   signalForeground(signal: ForegroundSignal): Promise<number>;
-  /** The terminal's INTR character when the line discipline would turn it into SIGINT now (ISIG on), so
-   *  an interrupt can be typed like a person's Ctrl-C; undefined when input passes raw or it is unknown. */
-  interruptCharacter?(): Promise<string | undefined>;
-  /** Whether the line discipline collects input line by line now (ICANON), where it keeps at most 4095
-   *  bytes of a line; undefined when unknown. */
-  readsCanonically?(): Promise<boolean | undefined>;
+  /** The line discipline's modes now, undefined when unknown: with ISIG its INTR character is typed for an
+   *  interrupt like a person's Ctrl-C; with ICANON a line over 4095 bytes would lose its tail. */
+  terminalModes?(): Promise<TerminalModes | undefined>;
   /** Drops the input written to the terminal and not yet read by its program (what a typed Ctrl-C drops),
    *  so the interrupt character typed next is not left queued behind a full input buffer. */
   discardUnreadInput?(): Promise<void>;

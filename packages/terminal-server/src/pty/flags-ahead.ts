@@ -8,7 +8,8 @@
  * switches), so an equal count at both looks, with the thread asleep at each, means it never ran in
  * between and could not have changed its terminal's flags. Any other count is a new sleep, read afresh.
  */
-import { readTerminalFlags, type TerminalModes } from './procfs.ts';
+import type { TerminalModes } from './contract.ts';
+import { readTerminalFlags } from './procfs.ts';
 
 /** One sleep of one thread: its ids and how many times the kernel had switched it out when seen. */
 export interface Sleep {

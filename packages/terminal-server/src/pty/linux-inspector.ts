@@ -16,7 +16,7 @@
  * /proc/<pid>/task/<tid>/syscall: "<nr> <arg0> ... <arg5> <sp> <pc>" in hex, or "running".
  */
 import { promises as fs, readlinkSync, statSync } from 'node:fs';
-import type { ForegroundInfo, InnerTerminal, InputCall } from './contract.ts';
+import type { ForegroundInfo, InnerTerminal, InputCall, TerminalModes } from './contract.ts';
 import {
   type ProcStat,
   allProcStats,
@@ -28,7 +28,6 @@ import {
   readProcStatSync,
   readTerminalFlags,
   statFields,
-  type TerminalModes,
   threadIds,
 } from './procfs.ts';
 import { type Sleep, TerminalFlagsAhead } from './flags-ahead.ts';
@@ -188,19 +187,9 @@ export class LinuxInspector {
     return info;
   }
 
-  /**
-   * The byte that, written to this terminal now, acts as a person's Ctrl-C: the line discipline discards
-   * input typed ahead and not yet read, then sends SIGINT to the foreground group. Undefined when input
-   * passes raw (ISIG off: an editor, a relay), where only a kill reaches the program.
-   */
-  async interruptCharacter(): Promise<string | undefined> {
-    const modes = await readTerminalFlags(this.ptsPath);
-    return modes?.isig ? modes.intr : undefined;
-  }
-
-  /** Whether input is collected line by line now (ICANON; see terminal/canonical-line.ts). */
-  async readsCanonically(): Promise<boolean | undefined> {
-    return (await readTerminalFlags(this.ptsPath))?.icanon;
+  /** The terminal's modes now (one `stty` run): see PtyHandle.terminalModes. */
+  terminalModes(): Promise<TerminalModes | undefined> {
+    return readTerminalFlags(this.ptsPath);
   }
 
   /** Drops the input this terminal holds unread, before an interrupt character is typed (unread-input.ts). */

@@ -13,6 +13,7 @@ import {
   type PtyHandle,
   type PtyProvider,
   type PtySpawnSpec,
+  type TerminalModes,
 } from './contract.ts';
 import { sleep, within } from '../time.ts';
 import { signalFront } from './signal-front.ts';
@@ -88,14 +89,9 @@ class NodePtyHandle implements PtyHandle {
     return this.linuxInspector().shellCharCount();
   }
 
-  async interruptCharacter(): Promise<string | undefined> {
+  async terminalModes(): Promise<TerminalModes | undefined> {
     if (this.exited || process.platform !== 'linux') return undefined;
-    return this.linuxInspector().interruptCharacter();
-  }
-
-  async readsCanonically(): Promise<boolean | undefined> {
-    if (this.exited || process.platform !== 'linux') return undefined;
-    return this.linuxInspector().readsCanonically();
+    return this.linuxInspector().terminalModes();
   }
 
   async discardUnreadInput(): Promise<void> {

@@ -8,7 +8,7 @@
  */
 import { execFile } from 'node:child_process';
 import { promises as fs, readFileSync, readdirSync } from 'node:fs';
-import type { ForegroundInfo } from './contract.ts';
+import type { ForegroundInfo, TerminalModes } from './contract.ts';
 import { runStty } from './stty-runner.ts';
 
 export interface ProcStat {
@@ -200,16 +200,6 @@ export async function threadIds(pid: number): Promise<string[] | undefined> {
   } catch {
     return undefined;
   }
-}
-
-/** What `stty -a` says of a terminal that the engine acts on. */
-export interface TerminalModes {
-  echo: boolean;
-  icanon: boolean;
-  /** The line discipline turns the INTR character into SIGINT (and discards typed-ahead input). */
-  isig: boolean;
-  /** The INTR character (^C unless changed), absent when undefined. */
-  intr?: string;
 }
 
 /** Terminal flags through `stty` (Node has no tcgetattr): a process run, so only read when needed. */

@@ -398,7 +398,7 @@ export class TerminalGeneration extends EventEmitter<GenerationEvents> {
 
   /** The line discipline collects input line by line now (see canonical-line.ts); false when unknown. */
   async readsCanonically(): Promise<boolean> {
-    return (await this.handle.readsCanonically?.().catch(() => undefined)) === true;
+    return (await this.handle.terminalModes?.().catch(() => undefined))?.icanon === true;
   }
 
   /** bash is idle at its own top-level prompt now (see CompletionWatch.atPrompt). */
@@ -424,8 +424,11 @@ export class TerminalGeneration extends EventEmitter<GenerationEvents> {
    * yet), which a kill would leave to run after the prompt came back, with no operation watching.
    */
   async signalForeground(signal: ForegroundSignal): Promise<number> {
-    if (signal === 'SIGINT' && this.handle.interruptCharacter) {
-      const intr = await this.handle.interruptCharacter().catch(() => undefined);
+    if (signal === 'SIGINT' && this.handle.terminalModes) {
+      // The INTR character acts as a person's Ctrl-C where the line discipline takes it (ISIG on); input
+      // that passes raw (an editor, a relay) gets a kill.
+      const modes = await this.handle.terminalModes().catch(() => undefined);
+      const intr = modes?.isig ? modes.intr : undefined;
       const group = intr === undefined ? undefined : await this.foregroundGroup();
       if (intr !== undefined && group !== undefined && this.processStatus.kind === 'running') {
         await this.handle.discardUnreadInput?.().catch(() => undefined);
