@@ -6,9 +6,10 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { runRead, runSend, runSignal, type SendResult } from '../src/index.ts';
-import { sleep } from './helpers/engine.ts';
+import { sleep, waitFor } from './helpers/engine.ts';
 import { requirePrograms, useHub } from './helpers/real-programs.ts';
 
 describe('class 1: output is whole, newline or not', () => {
@@ -85,6 +86,36 @@ describe("the user's shell options and the hook", () => {
     assert.equal((await send('(exit 7)')).exitCode, 7);
     assert.equal((await send('true')).exitCode, 0);
     assert.match((await send('echo framed')).viewport, /\[frame\] \S+\$\s*$/);
+  });
+});
+
+describe("bash's job notices", () => {
+  const { send } = useHub('notices');
+
+  // bash prints them after PROMPT_COMMAND (the exit-status mark) and before PS1: they are what the
+  // command line's result has to carry, and the prompt, however many lines, is not.
+  it('a job that ended or stopped meanwhile is reported with the next command, a multi-line prompt left out', async () => {
+    const jobPid = (r: SendResult): number => Number(/^\[1\] (\d+)$/m.exec(r.output)?.[1]);
+    const ended = jobPid(await send('sleep 0.2 &'));
+    // bash reaps the job as it ends (its SIGCHLD handler), and says so before its next prompt.
+    await waitFor(() => !existsSync(`/proc/${ended}`), 'the job reaped');
+    const next = await send('echo next');
+    assert.equal(next.exitCode, 0);
+    assert.match(next.output, /^echo next\nnext\n\[1\]\+ +Done +sleep 0\.2$/);
+
+    await send(String.raw`PS1='\n[\w]\n> '`);
+    // cat stops on SIGTTIN as it reads the terminal from the background.
+    const reader = jobPid(await send('cat &'));
+    await waitFor(() => /\) T /.test(readFileSync(`/proc/${reader}/stat`, 'utf8')), 'cat stopped');
+    const stopped = await send('true');
+    assert.match(stopped.output, /^true\n\n?\[1\]\+ +Stopped +cat$/);
+    await send('kill -9 %1');
+    await waitFor(() => !existsSync(`/proc/${reader}`), 'cat reaped');
+    const killed = await send('true');
+    assert.match(killed.output, /^true\n\[1\]\+ +Killed +cat$/);
+    assert.doesNotMatch(killed.output, /> $|\[\//, 'no line of the prompt');
+    const plain = await send('printf tail');
+    assert.equal(plain.output, 'printf tail\ntail');
   });
 });
 

@@ -84,7 +84,7 @@ describe('config', () => {
 
 describe('marker filter', () => {
   const nonce = 'abcdefghijklmnopqrstuvwx';
-  const stream = `out1\x1b]633;D;${nonce};42\x07\x1b]633;B;${nonce};7\x07tail\x1b]633;C;${nonce}\x07\x1b]633;D;forged;0\x07end`;
+  const stream = `out1\x1b]633;D;${nonce};42\x07[1]+ Done\x1b]633;A;${nonce}\x07\x1b]633;B;${nonce};7\x07tail\x1b]633;C;${nonce}\x07\x1b]633;D;forged;0\x07end`;
 
   it('strips markers split at every position and reports them in order', () => {
     for (let split = 0; split <= stream.length; split++) {
@@ -92,12 +92,13 @@ describe('marker filter', () => {
       const a = filter.push(stream.slice(0, split));
       const b = filter.push(stream.slice(split));
       const text = a.text + b.text + filter.flush();
-      assert.equal(text, `out1tail\x1b]633;D;forged;0\x07end`, `split at ${split}`);
+      assert.equal(text, `out1[1]+ Donetail\x1b]633;D;forged;0\x07end`, `split at ${split}`);
       const markers = [...a.markers, ...b.markers.map((m) => ({ ...m, at: m.at + a.text.length }))];
       assert.deepEqual(markers, [
         { kind: 'D', status: 42, at: 4 },
-        { kind: 'B', command: 7, at: 4 },
-        { kind: 'C', at: 8 },
+        { kind: 'A', at: 13 },
+        { kind: 'B', command: 7, at: 13 },
+        { kind: 'C', at: 17 },
       ]);
     }
   });

@@ -7,8 +7,11 @@
  * everything bash prints before the first marker is discarded), keeps it in a read-only shell variable that
  * is not exported, and installs the hook. Children inherit neither the nonce nor the hook.
  *
- * Three markers, all OSC 633 with the nonce, all stripped before the screen sees the stream:
+ * Four markers, all OSC 633 with the nonce, all stripped before the screen sees the stream:
  *   D;<nonce>;<status>   from the hook (PROMPT_COMMAND): the command line finished with that status.
+ *   A;<nonce>            at the start of PS1: the prompt begins. bash prints its job notices (`[1]+  Done`)
+ *                        after PROMPT_COMMAND and before PS1, so what stands between D and A is still
+ *                        the command's to report.
  *   B;<nonce>;<number>   at the end of PS1: the prompt is drawn; <number> is bash's command number (\#),
  *                        which only a real prompt advances, so a replay (`printf %s "${PS1@P}"`) repeats a
  *                        number already seen and counts for nothing.
@@ -16,14 +19,15 @@
  *
  * The hook survives what users do to their prompt: it sits in two slots of the PROMPT_COMMAND array, so
  * `PROMPT_COMMAND='...'` (which assigns slot 0) keeps slot 1; each run marks the status again, the last
- * one counting; and it appends the B and C suffixes again to a PS1 or PS0 the user replaced. PS1 and PS0
- * name the nonce variable (`${__st_n}`), so `echo "$PS1"` shows no secret.
+ * one counting; and it puts the A prefix and the B and C suffixes back on a PS1 or PS0 the user replaced
+ * (an A the user's own prefix pushed inward is moved back to the front). PS1 and PS0 name the nonce
+ * variable (`${__st_n}`), so `echo "$PS1"` shows no secret.
  */
 import { randomBytes } from 'node:crypto';
 import { accessSync, constants } from 'node:fs';
 import { delimiter, isAbsolute, join, resolve } from 'node:path';
 
-type MarkerBody = { kind: 'D'; status: number } | { kind: 'B'; command: number } | { kind: 'C' };
+type MarkerBody = { kind: 'D'; status: number } | { kind: 'A' } | { kind: 'B'; command: number } | { kind: 'C' };
 /** A marker and where it stood in the filtered text. */
 export type ShellMarker = MarkerBody & { at: number };
 
@@ -66,8 +70,10 @@ function hookCode(): string[] {
     "__st_e=('') __st_p=0",
     "__st_b='\\[${__st_e[${PROMPT_COMMAND[99]:=__st_p}]}\\e]633;B;${__st_n};\\#\\a\\]'",
     "__st_c='\\e]633;C;${__st_n}\\a${__st_e[${PROMPT_COMMAND[99]:=__st_p}]}'",
-    'builtin readonly __st_n __st_b __st_c __st_p',
+    "__st_a='\\[\\e]633;A;${__st_n}\\a\\]'",
+    'builtin readonly __st_n __st_a __st_b __st_c __st_p',
     '__st_p() { local __st_s=$?; ' +
+      '[[ ${PS1-} == "$__st_a"* ]] || { PS1=${PS1-}; PS1=$__st_a${PS1//"$__st_a"/}; }; ' +
       '[[ ${PS1-} == *"$__st_b"* ]] || PS1+=$__st_b; [[ ${PS0-} == *"$__st_c"* ]] || PS0+=$__st_c; ' +
       'builtin printf \'\\033]633;D;%s;%s\\007\' "$__st_n" "$__st_s"; return $__st_s; }',
     "builtin alias __st_p='{ __st_p; } 2>/dev/null'",
@@ -257,9 +263,10 @@ export class MarkerFilter {
     const kindAt = at + MARKER_START.length;
     const head = `${input[kindAt] ?? ''};${this.nonce}`;
     const available = input.slice(kindAt, kindAt + head.length);
-    if (available.length < head.length) return head.startsWith(available) && /^[BCD]?$/.test(available.slice(0, 1)) ? 'partial' : undefined;
+    if (available.length < head.length)
+      return head.startsWith(available) && /^[ABCD]?$/.test(available.slice(0, 1)) ? 'partial' : undefined;
     const kind = input[kindAt];
-    if ((kind !== 'B' && kind !== 'C' && kind !== 'D') || available !== head) return undefined;
+    if ((kind !== 'A' && kind !== 'B' && kind !== 'C' && kind !== 'D') || available !== head) return undefined;
     const bodyAt = kindAt + head.length;
     // BEL is looked for only where a marker's body can be: the filter stays linear in its input.
     const near = input.slice(bodyAt, bodyAt + MAX_MARKER_TAIL + 1).indexOf('\x07');
@@ -269,7 +276,7 @@ export class MarkerFilter {
       return input.length - bodyAt <= MAX_MARKER_TAIL && /^(;\d*)?$/.test(window) ? 'partial' : undefined;
     }
     const end = bell + 1;
-    if (kind === 'C') return window === '' ? { marker: { kind: 'C' }, end } : undefined;
+    if (kind === 'A' || kind === 'C') return window === '' ? { marker: { kind }, end } : undefined;
     const match = /^;(\d{1,10})$/.exec(window);
     if (!match) return undefined;
     const value = Number(match[1]);

@@ -99,6 +99,11 @@ function samePlace(a: ScreenPosition, b: ScreenPosition): boolean {
   return a.alternate?.entry === b.alternate?.entry && a.alternate?.epoch === b.alternate?.epoch;
 }
 
+/** `a` comes before `b` on the same screen. */
+function before(a: ScreenPosition | undefined, b: ScreenPosition): boolean {
+  return a !== undefined && samePlace(a, b) && (a.line < b.line || (a.line === b.line && a.x <= b.x));
+}
+
 /** bash itself asleep in its line editor: a wait without timeout that is not a read() (its `read`
  *  builtins block in read() or wait with a timeout). */
 function isLineEditor(info: ForegroundInfo, shellPid: number): boolean {
@@ -129,8 +134,11 @@ export class CompletionWatch {
   private promptSeen: { dispatch: number } | undefined;
   private lastAfterMarkLook = 0;
   private readonly throughOutput: WaitThroughOutput;
-  /** Where the current prompt began: at its exit-status mark, else at its prompt mark's line. */
+  /** Where the current prompt began: at its start mark (A), else its exit-status mark, else at its prompt
+   *  mark's line. */
   private promptStart: ScreenPosition | undefined;
+  /** Where PS1 began since the last exit-status mark (A): job notices bash printed before it are output. */
+  private promptBegins: ScreenPosition | undefined;
   /** The command number of the last prompt mark that counted (a replay repeats it). */
   private countedCommand = -1;
   /** An exit-status mark came after the last prompt mark that counted (an empty line keeps the number). */
@@ -201,6 +209,11 @@ export class CompletionWatch {
 
   /** A shell mark, called where the screen has parsed exactly the text before it (`drawn`: some was). */
   mark(marker: ShellMarker, dispatch: number, drawn: boolean): void {
+    if (marker.kind === 'A') {
+      // Only a place: the prompt mark that follows decides what it was (a new prompt, or a redraw).
+      this.promptBegins = this.host.screen.position();
+      return;
+    }
     if (drawn) this.promptMark = undefined;
     this.lineUnstarted = false;
     this.marksInImage = true;
@@ -211,6 +224,7 @@ export class CompletionWatch {
       this.promptMark = undefined;
       this.promptSeen = undefined;
       this.promptStart = this.host.screen.position();
+      this.promptBegins = undefined;
       return;
     }
     if (marker.kind === 'C') {
@@ -219,6 +233,8 @@ export class CompletionWatch {
       this.promptSeen = undefined;
       return;
     }
+    const begins = this.promptBegins;
+    this.promptBegins = undefined;
     // A prompt mark counts once: a new command number, or the first after a fresh exit-status mark.
     if (marker.command <= this.countedCommand && !this.freshStatus) {
       this.redrawn = !cursor.alternate;
@@ -230,8 +246,8 @@ export class CompletionWatch {
     this.freshStatus = false;
     this.commandRunning = false;
     const here = this.host.screen.position();
-    const start = this.promptStart;
-    if (here && (!start || !samePlace(start, here) || start.line > here.line)) this.promptStart = { ...here, x: 0 };
+    const start = begins && this.promptStart && before(this.promptStart, begins) && !before(here, begins) ? begins : this.promptStart;
+    this.promptStart = here && (!start || !samePlace(start, here) || start.line > here.line) ? { ...here, x: 0 } : start;
     this.promptMark = { dispatch, cursor };
     this.countedPromptDispatch = dispatch;
     this.promptEnd = cursor.alternate ? undefined : { line: cursor.line, x: cursor.x };
