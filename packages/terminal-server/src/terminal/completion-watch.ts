@@ -24,6 +24,7 @@ import {
   type WaitFacts,
   WRITE_SETTLE_MS,
   judge,
+  lateStatusWaitMs,
   sameVerdict,
   siblingsWorking,
 } from './evidence.ts';
@@ -144,6 +145,10 @@ export class CompletionWatch {
   /** An exit-status mark came after the last prompt mark that counted (an empty line keeps the number). */
   private freshStatus = false;
   private commandRunning = false;
+  /** A command line started (C) and no exit-status mark came since. */
+  private statusAwaited = false;
+  /** The last counted prompt mark ended a command line (C) that had no exit-status mark: see ShellMarks. */
+  private statusMissing = false;
   /** A CR or LF was written since the last prompt was reported (see evidence.ts). */
   private lineSubmitted = false;
   /** A line was submitted after the last mark: no command started (C) and no status or prompt since. */
@@ -219,8 +224,13 @@ export class CompletionWatch {
     this.marksInImage = true;
     const cursor = this.host.screen.absoluteCursor();
     if (marker.kind === 'D') {
+      // Printed, as an echo is: it shows bash took the line even where its echo and prompt go elsewhere
+      // (`exec 2>file` sends readline's drawing there, and only stdout's marks reach the terminal).
+      this.lastOutputAt = performance.now();
       this.lastStatus = { status: marker.status, dispatch };
       this.freshStatus = true;
+      this.statusAwaited = false;
+      this.statusMissing = false;
       this.promptMark = undefined;
       this.promptSeen = undefined;
       this.promptStart = this.host.screen.position();
@@ -229,6 +239,7 @@ export class CompletionWatch {
     }
     if (marker.kind === 'C') {
       this.commandRunning = true;
+      this.statusAwaited = true;
       this.promptMark = undefined;
       this.promptSeen = undefined;
       return;
@@ -243,6 +254,8 @@ export class CompletionWatch {
     }
     this.redrawn = false;
     this.countedCommand = Math.max(this.countedCommand, marker.command);
+    this.statusMissing = this.statusAwaited;
+    this.statusAwaited = false;
     this.freshStatus = false;
     this.commandRunning = false;
     const here = this.host.screen.position();
@@ -427,6 +440,11 @@ export class CompletionWatch {
       this.schedulePoll(this.host.pollIntervalMs);
       return false;
     }
+    const late = lateStatusWaitMs({ statusMissing: this.statusMissing }, performance.now() - this.lastOutputAt);
+    if (late > 0) {
+      this.schedulePromptCheck(late);
+      return false;
+    }
     if (!(await this.typedAheadSettled()) || !this.unchangedSince(epoch)) return false;
     this.reportPrompt(observer, mark.dispatch, 'marker', info);
     return true;
@@ -449,6 +467,7 @@ export class CompletionWatch {
     // A line typed after the prompt and not submitted: bash waits for the rest of it (evidence.ts).
     if (this.lineHeld() || !seen || stack === undefined) return false;
     if (now - this.lastWriteAt < WRITE_SETTLE_MS || now - this.lastAfterMarkLook < AFTER_MARK_LOOK_MS) return false;
+    if (lateStatusWaitMs({ statusMissing: this.statusMissing }, now - this.lastOutputAt) > 0) return false;
     this.lastAfterMarkLook = now;
     const atPrompt = (info: ForegroundInfo | undefined) => {
       this.noteImage(info);
@@ -579,6 +598,8 @@ export class CompletionWatch {
     if (image === undefined) return;
     if (this.shellImage !== undefined && this.shellImage !== image) {
       this.commandRunning = false;
+      this.statusAwaited = false;
+      this.statusMissing = false;
       this.promptMark = undefined;
       this.promptSeen = undefined;
       this.freshStatus = false;
@@ -670,6 +691,7 @@ export class CompletionWatch {
       marks: {
         prompt: this.promptMark !== undefined,
         commandRunning: this.commandRunning,
+        statusMissing: this.statusMissing,
         promptStack: this.promptStack,
         lineSubmitted: this.lineSubmitted,
         lineOpen: this.lineHeld(),

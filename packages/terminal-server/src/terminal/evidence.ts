@@ -51,6 +51,11 @@ export interface ShellMarks {
   /** A command line started (its PS0 mark) since the last prompt mark that counted, in this shell image:
    *  the shell's line editor is then a `read -e` inside that command, not the prompt. */
   commandRunning: boolean;
+  /** That prompt mark ended a command line that started (its PS0 mark) with no exit-status mark between:
+   *  the hook's mark goes to stdout and the prompt to stderr, so with stdout sent through a pipe
+   *  (`exec > >(tee log)`) the command's last output and its status come after the prompt, and with stdout
+   *  sent to a file they never come. */
+  statusMissing: boolean;
   /** Where bash's stack stood when it waited at a prompt that counted, in this program image: its
    *  top-level line editor always waits at that depth, `read -e` deeper. */
   promptStack?: string;
@@ -205,7 +210,10 @@ function judgeShell(o: Observation, front: ForegroundInfo): Verdict {
   // A blocking read() is the `read` builtin; a wait with a timeout is `read -t` (the prompt has none).
   if (front.inputCall === 'read' || front.inputTimed === true) return { kind: 'input', wait };
   // The line editor: the prompt, or `read -e` inside a running command line.
-  if (o.marks.prompt) return { kind: 'prompt', evidence: 'marker' };
+  if (o.marks.prompt) {
+    const late = lateStatusWaitMs(o.marks, o.quietMs);
+    return late > 0 ? undecided(late) : { kind: 'prompt', evidence: 'marker' };
+  }
   const stack = o.marks.promptStack;
   if (stack !== undefined && front.inputStack !== undefined) {
     // The depth of the wait decides, whatever marks were lost on the way (the hook unset mid-command).
@@ -238,6 +246,15 @@ function unmarkedPrompt(o: Observation, wait: WaitFacts): Verdict {
   // Quiet that long, any mark bash wrote before it slept has been read: none came, so no prompt was drawn.
   if (o.marks.continuing) return { kind: 'input', wait };
   return { kind: 'prompt', evidence: 'kernel' };
+}
+
+/**
+ * How long a prompt mark whose command line has no status yet (`statusMissing`) still waits for it: a late
+ * status mark takes the prompt's place when it comes (the command's last output comes with it), and after
+ * UNMARKED_PROMPT_QUIET_MS of quiet it is not coming. 0: no wait.
+ */
+export function lateStatusWaitMs(marks: Pick<ShellMarks, 'statusMissing'>, quietMs: number): number {
+  return marks.statusMissing && quietMs < UNMARKED_PROMPT_QUIET_MS ? UNMARKED_PROMPT_QUIET_MS - quietMs : 0;
 }
 
 /** Two verdicts agree (the confirming look saw the same thing). */
