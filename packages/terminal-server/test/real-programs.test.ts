@@ -77,6 +77,20 @@ describe("the user's shell options and the hook", () => {
     assert.equal((await send('set +u')).waitReason, 'prompt');
   });
 
+  it('shopt -u promptvars: nothing of the marks shows, and prompts and statuses are still found', async () => {
+    // PS1 and PS0 are no longer expanded: the marks' text reaches the terminal as it is written.
+    await send('shopt -u promptvars');
+    const echoed = await send('echo plain');
+    assert.equal(echoed.output, 'echo plain\nplain');
+    assert.equal((await send('false')).exitCode, 1);
+    const asked = await send('read -e v');
+    assert.equal(asked.waitReason, 'stdin_read');
+    assert.equal((await send('given')).waitReason, 'prompt');
+    const shown = await send('shopt -s promptvars; echo "v=$v"');
+    assert.equal(shown.output, 'shopt -s promptvars; echo "v=$v"\nv=given');
+    assert.doesNotMatch(shown.viewport, /__st_|\$\{/);
+  });
+
   it('a prompt framework\'s PROMPT_COMMAND="mine;$PROMPT_COMMAND" does not change the exit status', async () => {
     // The framework's function runs first in slot 0 and does not keep $? (starship, direnv put theirs there).
     await send('_frame() { PS1="[frame] \\W\\$ "; }; PROMPT_COMMAND="_frame;${PROMPT_COMMAND}"');

@@ -53,7 +53,10 @@ export function scrubEnvironment(base: NodeJS.ProcessEnv): Record<string, string
  * one-element array whose subscript, evaluated when PS1 or PS0 is expanded, has a side effect that prints
  * nothing: it puts the hook back into slot 99 of PROMPT_COMMAND when a user replaced or unset the whole
  * array (`${PROMPT_COMMAND[99]:=__st_p}`, whose value the subscript then reads as the variable `__st_p`, 0,
- * which exists so that `set -u` finds nothing unset).
+ * which exists so that `set -u` finds nothing unset). It sits inside each mark's escape sequence, so that
+ * with `shopt -u promptvars` (PS1 and PS0 not expanded) its text goes to the terminal as part of an OSC
+ * sequence the screen ignores, never shown; those marks then carry no nonce and the kernel's evidence finds
+ * the prompt.
  *
  * Every run of the hook prints the exit-status mark, and the last one before the prompt counts. bash
  * gives each element of PROMPT_COMMAND the command's own `$?`, but not a hook that runs after other code
@@ -68,8 +71,8 @@ export function scrubEnvironment(base: NodeJS.ProcessEnv): Record<string, string
 function hookCode(): string[] {
   return [
     "__st_e=('') __st_p=0",
-    "__st_b='\\[${__st_e[${PROMPT_COMMAND[99]:=__st_p}]}\\e]633;B;${__st_n};\\#\\a\\]'",
-    "__st_c='\\e]633;C;${__st_n}\\a${__st_e[${PROMPT_COMMAND[99]:=__st_p}]}'",
+    "__st_b='\\[\\e]633;B;${__st_n};\\#${__st_e[${PROMPT_COMMAND[99]:=__st_p}]}\\a\\]'",
+    "__st_c='\\e]633;C;${__st_n}${__st_e[${PROMPT_COMMAND[99]:=__st_p}]}\\a'",
     "__st_a='\\[\\e]633;A;${__st_n}\\a\\]'",
     'builtin readonly __st_n __st_a __st_b __st_c __st_p',
     '__st_p() { local __st_s=$?; ' +
