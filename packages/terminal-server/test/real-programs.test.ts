@@ -136,6 +136,12 @@ describe("bash's job notices", () => {
     assert.match(after.output, /^true(\n\[1\]\+ +Killed +cat)?$/);
     const plain = await send('printf tail');
     assert.equal(plain.output, 'printf tail\ntail');
+
+    // An empty prompt: its start and end marks stand at one place.
+    await send("PS1=''");
+    const quick = jobPid(await send('sleep 0.3 &'));
+    await waitFor(() => !existsSync(`/proc/${quick}`), 'the job reaped');
+    assert.match((await send('echo empty')).output, /^echo empty\nempty\n\[1\]\+ +Done +sleep 0\.3$/);
   });
 });
 

@@ -100,8 +100,8 @@ function samePlace(a: ScreenPosition, b: ScreenPosition): boolean {
   return a.alternate?.entry === b.alternate?.entry && a.alternate?.epoch === b.alternate?.epoch;
 }
 
-/** `a` comes before `b` on the same screen. */
-function before(a: ScreenPosition | undefined, b: ScreenPosition): boolean {
+/** `a` is at `b` or before it, on the same screen. */
+function atOrBefore(a: ScreenPosition | undefined, b: ScreenPosition): boolean {
   return a !== undefined && samePlace(a, b) && (a.line < b.line || (a.line === b.line && a.x <= b.x));
 }
 
@@ -259,7 +259,9 @@ export class CompletionWatch {
     this.freshStatus = false;
     this.commandRunning = false;
     const here = this.host.screen.position();
-    const start = begins && this.promptStart && before(this.promptStart, begins) && !before(here, begins) ? begins : this.promptStart;
+    // The prompt began at its start mark when that stands between the status mark and the prompt mark.
+    const between = begins && here && atOrBefore(this.promptStart, begins) && atOrBefore(begins, here);
+    const start = between ? begins : this.promptStart;
     this.promptStart = here && (!start || !samePlace(start, here) || start.line > here.line) ? { ...here, x: 0 } : start;
     this.promptMark = { dispatch, cursor };
     this.countedPromptDispatch = dispatch;

@@ -51,10 +51,10 @@ export interface ShellMarks {
   /** A command line started (its PS0 mark) since the last prompt mark that counted, in this shell image:
    *  the shell's line editor is then a `read -e` inside that command, not the prompt. */
   commandRunning: boolean;
-  /** That prompt mark ended a command line that started (its PS0 mark) with no exit-status mark between:
-   *  the hook's mark goes to stdout and the prompt to stderr, so with stdout sent through a pipe
-   *  (`exec > >(tee log)`) the command's last output and its status come after the prompt, and with stdout
-   *  sent to a file they never come. */
+  /** The counted prompt mark (`prompt`) ended a command line that started (its PS0 mark) with no
+   *  exit-status mark between: the hook's mark goes to stdout and the prompt to stderr, so with stdout
+   *  sent through a pipe (`exec > >(tee log)`) the command's last output and its status come after the
+   *  prompt, and with stdout sent to a file they never come. */
   statusMissing: boolean;
   /** Where bash's stack stood when it waited at a prompt that counted, in this program image: its
    *  top-level line editor always waits at that depth, `read -e` deeper. */
