@@ -85,8 +85,16 @@ export async function openTerminal(page: Page): Promise<void> {
       20_000,
     );
   } catch (error) {
-    // Say what the panel showed instead (read only? still connecting? no element?), so a failure names its cause.
-    throw new Error(`${(error as Error).message}; the status line read ${JSON.stringify(last)}`, { cause: error });
+    // Say what the panel showed instead (read only? still connecting? no element?), so a failure names its cause:
+    // "not connected" is an element that never began to connect (still collapsed, or another session's).
+    const elements = await terminal(page)
+      .evaluateAll((all) =>
+        all.map((el) => `${(el as HTMLElement).dataset['sessionId']}:${el.hasAttribute('collapsed') ? 'collapsed' : 'expanded'}`),
+      )
+      .catch(() => []);
+    throw new Error(`${(error as Error).message}; the status line read ${JSON.stringify(last)}; panels ${elements.join(', ') || 'none'}`, {
+      cause: error,
+    });
   }
 }
 
