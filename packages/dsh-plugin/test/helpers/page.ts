@@ -80,7 +80,16 @@ export async function openTerminal(page: Page): Promise<void> {
   let last = '';
   try {
     await waitFor(
-      async () => /^Controller\b.*\bconnected\b/.test((last = await statusText(page).catch(() => ''))),
+      async () => {
+        if (/^Controller\b.*\bconnected\b/.test((last = await statusText(page).catch(() => '')))) return true;
+        // The dock that was expanded may have been another session's, shown while DSH switched to this one:
+        // expand the one shown now, as a person would.
+        const button = toggle(page);
+        if ((await button.getAttribute('aria-expanded', { timeout: 1000 }).catch(() => null)) === 'false') {
+          await button.click({ timeout: 1000 }).catch(() => undefined);
+        }
+        return false;
+      },
       'the panel to connect as Controller',
       20_000,
     );
