@@ -56,7 +56,8 @@ const CAPTURE_PROPERTIES = {
   promptEvidence: {
     type: 'string',
     enum: ['kernel'],
-    description: "The prompt was seen without the shell's hook (bash exec'd, or its hook removed): no exitCode then.",
+    description:
+      "The prompt was seen without its mark (bash exec'd, its hook removed, or its stderr sent elsewhere); exitCode comes only if the hook's status mark did.",
   },
   inputWait: {
     type: 'object',
