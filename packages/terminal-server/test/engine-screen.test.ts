@@ -15,7 +15,7 @@ describe('engine: screen and shell environment', () => {
     t = makeHub({}, provider);
   });
   after(() => t.close());
-  const send = (text: string) => runSend(t.hub, 'screen', { text });
+  const send = (text: string, submit = true) => runSend(t.hub, 'screen', { text, submit });
 
   it('a cursor position query gets exactly one answer, from the server emulator', async () => {
     const r = await send(
@@ -76,6 +76,20 @@ describe('engine: screen and shell environment', () => {
     assert.equal(r.waitReason, 'prompt');
     assert.match(r.output, /with-custom-prompt/);
     assert.equal(r.exitCode, 0);
+  });
+
+  it('a prompt of wide characters is cut by its columns: output, a typed line and its erasure read right', async () => {
+    // 日本 takes four columns and two places in the row's text: positions are columns, texts strings.
+    await send("PS1='日本 \\$ '");
+    assert.equal((await send('echo 漢字 fine')).output, 'echo 漢字 fine\n漢字 fine');
+    const typed = await send('echo 漢字 typed', false);
+    assert.equal(typed.waitReason, 'stdin_read');
+    assert.equal(typed.inputWait?.unsubmitted, true);
+    assert.equal(typed.output, 'echo 漢字 typed');
+    assert.equal((await send('\u0015', false)).waitReason, 'prompt', 'the typed line erased');
+    // Output without a final newline: the prompt drawn after it is not output.
+    assert.equal((await send('printf 中文')).output, 'printf 中文\n中文');
+    await send("PS1='\\$ '");
   });
 });
 

@@ -106,6 +106,8 @@ export function alternateOutput(
   start: AlternatePosition | undefined,
   end: AlternatePosition,
   rowAt: (viewportRow: number) => AlternateRow | undefined,
+  /** Where a column of a viewport row falls in its text (a wide character: two columns, one place). */
+  indexAt: (viewportRow: number, x: number) => number,
 ): { lines: string[]; evicted: boolean } | undefined {
   const endRow = rows.viewportRow(end);
   if (endRow === undefined || endRow < 0) return undefined;
@@ -116,8 +118,8 @@ export function alternateOutput(
   for (let row = from.row; row <= endRow; row++) {
     const r = rowAt(row);
     if (!r) continue;
-    const cut = row === endRow ? r.text.slice(0, end.x) : r.text;
-    const text = row === from.row ? cut.slice(from.x) : cut;
+    const cut = row === endRow ? r.text.slice(0, indexAt(row, end.x)) : r.text;
+    const text = row === from.row ? cut.slice(indexAt(row, from.x)) : cut;
     if (r.wrapped && lines.length > 0 && row !== from.row) lines[lines.length - 1] += text;
     else lines.push(text);
   }

@@ -26,10 +26,10 @@ interface RowsAbove {
 }
 
 export class CaptureHandle {
-  /** Absolute row of the normal screen where the capture starts (rows ever trimmed + buffer row), and
-   *  the column. */
+  /** Absolute row of the normal screen where the capture starts (rows ever trimmed + buffer row). */
   readonly startRow: number;
-  readonly startX: number;
+  /** Where the start column falls in the start row's text (a wide character: two columns, one place). */
+  private readonly startIndex: number;
   /** Where the capture starts on the alternate screen, when it began there (a program died on it). */
   readonly alternateStart: AlternatePosition | undefined;
   private readonly screen: Screen;
@@ -38,11 +38,11 @@ export class CaptureHandle {
   /** The start row's text before the start column when the capture began (see `compared`). */
   private readonly startPrefix: string;
 
-  /** `startRowText`: the start row's text now. */
-  constructor(screen: Screen, start: { row: number; x: number }, startRowText: string, alternateStart?: AlternatePosition) {
+  /** `startRowText`: the start row's text now; `start.index`: where `start.x` falls in it. */
+  constructor(screen: Screen, start: { row: number; x: number; index: number }, startRowText: string, alternateStart?: AlternatePosition) {
     this.screen = screen;
     this.startRow = start.row;
-    this.startX = start.x;
+    this.startIndex = start.index;
     this.startPrefix = this.compared(start.row, startRowText);
     this.alternateStart = alternateStart;
   }
@@ -71,27 +71,27 @@ export class CaptureHandle {
    * Where the output starts: the first row above the start that reads differently now (`rowText` gives a
    * row's text now, undefined once it left the history), from its first column; else the start itself.
    */
-  outputStart(rowText: (row: number) => string | undefined): { row: number; x: number } {
+  outputStart(rowText: (row: number) => string | undefined): { row: number; index: number } {
     if (!this.above) {
       // A carriage return took the program back to the start row's first column (`more` writing its next
       // page over its own `--More--` line): what it wrote there is output too.
       const now = rowText(this.startRow);
       const rewritten = now !== undefined && this.compared(this.startRow, now) !== this.startPrefix;
-      return { row: this.startRow, x: rewritten ? 0 : this.startX };
+      return { row: this.startRow, index: rewritten ? 0 : this.startIndex };
     }
     const { top, texts } = this.above;
     for (let i = 0; i < texts.length; i++) {
       const row = top + i;
       const now = rowText(row);
       if (now === undefined) continue;
-      if (this.compared(row, now) !== texts[i]) return { row, x: 0 };
+      if (this.compared(row, now) !== texts[i]) return { row, index: 0 };
     }
-    return { row: this.startRow, x: this.startX };
+    return { row: this.startRow, index: this.startIndex };
   }
 
   /** A row's text as it is compared: the start row's only before the start column, trailing blanks
    *  dropped (the emulator drops them from every other row). */
   private compared(row: number, text: string): string {
-    return row === this.startRow ? text.slice(0, this.startX).trimEnd() : text;
+    return row === this.startRow ? text.slice(0, this.startIndex).trimEnd() : text;
   }
 }

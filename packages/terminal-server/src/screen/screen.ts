@@ -417,6 +417,17 @@ export class Screen {
     return this.trimmed + this.buffers.normal.baseY;
   }
 
+  /**
+   * Where column `x` of absolute row `row` falls in that row's text. Positions are columns (the cursor's),
+   * texts are strings: a wide character (CJK) takes two columns and one place, a character outside the
+   * BMP two places, a combining mark no column. Rows still in the emulator are measured by it; an archived
+   * row keeps no cells, and its columns are taken as places.
+   */
+  columnIndex(row: number, x: number): number {
+    const line = row >= this.trimmed ? this.buffers.normal.getLine(row - this.trimmed) : undefined;
+    return line ? line.translateToString(false, 0, x).length : x;
+  }
+
   /** Text and wrap flag of absolute row `row` of the normal buffer's history or viewport. */
   private rowAt(row: number): { text: string; wrapped: boolean } | undefined {
     if (row >= this.trimmed) {
@@ -440,15 +451,22 @@ export class Screen {
     return { x: buffer.cursorX, line: this.trimmed + buffer.baseY + buffer.cursorY, alternate: buffer.type === 'alternate' };
   }
 
-  /** The cursor row's text before the cursor (trailing spaces kept: a prompt often ends with one). */
-  cursorRowText(): string {
+  /** The cursor row's text from column `from` to the cursor (trailing spaces kept: a prompt often ends
+   *  with one). */
+  cursorRowText(from = 0): string {
     const buffer = this.buffers.active;
-    return buffer.getLine(buffer.baseY + buffer.cursorY)?.translateToString(false, 0, buffer.cursorX) ?? '';
+    return buffer.getLine(buffer.baseY + buffer.cursorY)?.translateToString(false, from, buffer.cursorX) ?? '';
   }
 
   /** True while a full-screen program uses the alternate buffer. */
   get alternate(): boolean {
     return this.buffers.active.type === 'alternate';
+  }
+
+  /** Where column `x` of row `y` of the active buffer's viewport falls in its text (see columnIndex). */
+  private viewportIndex(y: number, x: number): number {
+    const buffer = this.buffers.active;
+    return buffer.getLine(buffer.baseY + y)?.translateToString(false, 0, x).length ?? x;
   }
 
   /** Row `y` of the active buffer's viewport, trailing blanks dropped, and whether it continues the row above. */
@@ -520,7 +538,8 @@ export class Screen {
     const normal = this.buffers.normal;
     const cursorRow = this.trimmed + normal.baseY + normal.cursorY;
     const start = this.sameLine(lineStart, cursorRow) ? { row: lineStart.line, x: lineStart.x } : { row: cursorRow, x: normal.cursorX };
-    this.capture = new CaptureHandle(this, start, this.rowAt(start.row)?.text ?? '', this.alternatePosition());
+    const startAt = { ...start, index: this.columnIndex(start.row, start.x) };
+    this.capture = new CaptureHandle(this, startAt, this.rowAt(start.row)?.text ?? '', this.alternatePosition());
     return this.capture;
   }
 
@@ -532,7 +551,7 @@ export class Screen {
   lineTextFrom(from: ScreenPosition | undefined): string | undefined {
     const normal = this.buffers.normal;
     if (!this.sameLine(from, this.trimmed + normal.baseY + normal.cursorY)) return undefined;
-    let text = this.rowAt(from.line)!.text.slice(from.x);
+    let text = this.rowAt(from.line)!.text.slice(this.columnIndex(from.line, from.x));
     for (let row = from.line + 1; ; row++) {
       const next = this.rowAt(row);
       if (!next?.wrapped) return text;
@@ -579,7 +598,15 @@ export class Screen {
       // A prompt drawn here (a program died on this screen) ends the output where it began; otherwise a
       // full-screen program owns the display, and its current screen is the output.
       const end = position?.alternate && { ...position.alternate, row: position.line, x: position.x };
-      const output = end && alternateOutput(this.alternateRows, capture.alternateStart, end, (row) => this.viewportRow(row));
+      const output =
+        end &&
+        alternateOutput(
+          this.alternateRows,
+          capture.alternateStart,
+          end,
+          (row) => this.viewportRow(row),
+          (row, x) => this.viewportIndex(row, x),
+        );
       if (output) return { lines: trimTrailingEmpty(output.lines), evicted: output.evicted };
       return { lines: trimTrailingEmpty(this.viewportLines()), evicted: false };
     }
@@ -588,6 +615,7 @@ export class Screen {
     const normal = this.buffers.normal;
     const first = this.historyStart;
     const from = capture.outputStart((row) => (row >= first ? this.rowAt(row)?.text : undefined));
+    const endIndex = end && this.columnIndex(end.line, end.x);
     const evicted = from.row < first;
     const start = Math.max(from.row, first);
     const stop = end ? Math.min(end.line + 1, this.trimmed + normal.length) : this.trimmed + normal.length;
@@ -597,8 +625,8 @@ export class Screen {
       if (!r) continue;
       // Text after the end (the prompt itself) is not the operation's output; a row is padded to its
       // width only when the end lies past its text.
-      const cut = end && row === end.line ? r.text.slice(0, end.x) : r.text;
-      const text = row === from.row ? cut.slice(from.x) : cut;
+      const cut = end && row === end.line ? r.text.slice(0, endIndex) : r.text;
+      const text = row === from.row ? cut.slice(from.index) : cut;
       if (r.wrapped && lines.length > 0) lines[lines.length - 1] += text;
       else lines.push(text);
     }

@@ -164,8 +164,8 @@ export class CompletionWatch {
   private redrawn = false;
   /** Where the last prompt mark (counted, or a redraw) left the cursor: where the line at that prompt begins. */
   private promptEnd: ScreenPosition | undefined;
-  /** The last prompt reported, as drawn on its row (PS1 rendered). */
-  private lastPromptText: string | undefined;
+  /** The last prompt reported, as drawn on its row (PS1 rendered), and the columns it takes. */
+  private lastPrompt: { text: string; columns: number } | undefined;
   /** The stack depth of bash's line editor at a prompt reported in this program image (see evidence.ts). */
   private promptStack: string | undefined;
   /** The shell's program image when last seen reading: a new one means it exec'd. */
@@ -563,10 +563,13 @@ export class CompletionWatch {
     if (!start && evidence === 'kernel' && drawn !== undefined) {
       // No mark says where the prompt began. A prompt drawn like the last one (a fixed PS1) starts where
       // that text starts, after any output without a final newline; otherwise at the row's start.
-      const known = this.lastPromptText;
-      start = { line: cursor.line, x: known && drawn.endsWith(known) ? drawn.length - known.length : 0 };
+      const known = this.lastPrompt;
+      start = { line: cursor.line, x: known && drawn.endsWith(known.text) ? Math.max(0, cursor.x - known.columns) : 0 };
     }
-    if (start && drawn !== undefined && start.line === cursor.line) this.lastPromptText = drawn.slice(start.x) || undefined;
+    if (start && drawn !== undefined && start.line === cursor.line) {
+      const text = screen.cursorRowText(start.x);
+      this.lastPrompt = text ? { text, columns: cursor.x - start.x } : undefined;
+    }
     // The first prompt after a restore follows the restore line, whose status says nothing of the command.
     const restored = this.restoreTried?.dispatch === dispatch;
     const exitCode = status && status.dispatch === dispatch && !restored ? status.status : undefined;
