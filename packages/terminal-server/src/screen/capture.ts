@@ -38,8 +38,8 @@ export class CaptureHandle {
   /** The start row's text before the start column when the capture began (see `compared`). */
   private readonly startPrefix: string;
 
-  /** `startRowText`: the start row's text now; `start.index`: where `start.x` falls in it. */
-  constructor(screen: Screen, start: { row: number; x: number; index: number }, startRowText: string, alternateStart?: AlternatePosition) {
+  /** `startRowText`: the start row's text now; `start.index`: where the start column falls in it. */
+  constructor(screen: Screen, start: { row: number; index: number }, startRowText: string, alternateStart?: AlternatePosition) {
     this.screen = screen;
     this.startRow = start.row;
     this.startIndex = start.index;

@@ -20,7 +20,7 @@
 import serializeModule from '@xterm/addon-serialize';
 import unicodeModule from '@xterm/addon-unicode11';
 import headless from '@xterm/headless';
-import type { IBufferCell, IBufferNamespace, IMarker, Terminal as HeadlessTerminal } from '@xterm/headless';
+import type { IBufferCell, IBufferLine, IBufferNamespace, IMarker, Terminal as HeadlessTerminal } from '@xterm/headless';
 import { type ArchivedRow, archiveRow } from './row-ansi.ts';
 import { AlternateRows, alternateOutput, type AlternatePosition } from './alternate-rows.ts';
 import { CaptureHandle, type CaptureResult } from './capture.ts';
@@ -417,15 +417,10 @@ export class Screen {
     return this.trimmed + this.buffers.normal.baseY;
   }
 
-  /**
-   * Where column `x` of absolute row `row` falls in that row's text. Positions are columns (the cursor's),
-   * texts are strings: a wide character (CJK) takes two columns and one place, a character outside the
-   * BMP two places, a combining mark no column. Rows still in the emulator are measured by it; an archived
-   * row keeps no cells, and its columns are taken as places.
-   */
-  columnIndex(row: number, x: number): number {
-    const line = row >= this.trimmed ? this.buffers.normal.getLine(row - this.trimmed) : undefined;
-    return line ? line.translateToString(false, 0, x).length : x;
+  /** Where column `x` of absolute row `row` falls in that row's text (see placeOfColumn); an archived
+   *  row keeps no cells, and its columns are taken as places. */
+  private columnIndex(row: number, x: number): number {
+    return placeOfColumn(row >= this.trimmed ? this.buffers.normal.getLine(row - this.trimmed) : undefined, x);
   }
 
   /** Text and wrap flag of absolute row `row` of the normal buffer's history or viewport. */
@@ -463,10 +458,10 @@ export class Screen {
     return this.buffers.active.type === 'alternate';
   }
 
-  /** Where column `x` of row `y` of the active buffer's viewport falls in its text (see columnIndex). */
+  /** Where column `x` of row `y` of the active buffer's viewport falls in its text (see placeOfColumn). */
   private viewportIndex(y: number, x: number): number {
     const buffer = this.buffers.active;
-    return buffer.getLine(buffer.baseY + y)?.translateToString(false, 0, x).length ?? x;
+    return placeOfColumn(buffer.getLine(buffer.baseY + y), x);
   }
 
   /** Row `y` of the active buffer's viewport, trailing blanks dropped, and whether it continues the row above. */
@@ -538,7 +533,7 @@ export class Screen {
     const normal = this.buffers.normal;
     const cursorRow = this.trimmed + normal.baseY + normal.cursorY;
     const start = this.sameLine(lineStart, cursorRow) ? { row: lineStart.line, x: lineStart.x } : { row: cursorRow, x: normal.cursorX };
-    const startAt = { ...start, index: this.columnIndex(start.row, start.x) };
+    const startAt = { row: start.row, index: this.columnIndex(start.row, start.x) };
     this.capture = new CaptureHandle(this, startAt, this.rowAt(start.row)?.text ?? '', this.alternatePosition());
     return this.capture;
   }
@@ -730,6 +725,15 @@ export class Screen {
 /** What a row counts against scrollbackMaxBytes: its styled and its plain text (as when both were kept). */
 function rowBytes(row: ArchivedRow): number {
   return row.ansiLength + row.textLength + 16;
+}
+
+/**
+ * Where column `x` of `line` falls in its text. Positions are columns (the cursor's), texts are strings: a
+ * wide character (CJK) takes two columns and one place, a character outside the BMP two places, a
+ * combining mark no column. Without the emulator's line, columns are taken as places.
+ */
+function placeOfColumn(line: IBufferLine | undefined, x: number): number {
+  return line ? line.translateToString(false, 0, x).length : x;
 }
 
 function countNewlines(text: string, start: number, end: number, stopAt: number): number {

@@ -11,7 +11,7 @@ import { utf8Length } from '../utf8.ts';
 export const CANONICAL_LINE_MAX_BYTES = 4095;
 
 /** The longest line of `input` (between CR or LF), numbered from 1, and its size in bytes. */
-export function longestLine(input: string): { line: number; bytes: number } {
+function longestLine(input: string): { line: number; bytes: number } {
   let longest = { line: 1, bytes: 0 };
   input.split(/\r\n|\r|\n/).forEach((text, index) => {
     const bytes = utf8Length(text);

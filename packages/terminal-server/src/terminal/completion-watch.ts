@@ -418,6 +418,12 @@ export class CompletionWatch {
     const observer = this.host.observer();
     const epoch = this.interventions;
     if (!mark || !observer || observer.interest() === 'none' || !this.host.running()) return false;
+    // A late status mark would take this prompt's place: look at the kernel once it had its time.
+    const late = lateStatusWaitMs(this.statusMissing, performance.now() - this.lastOutputAt);
+    if (late > 0) {
+      this.schedulePromptCheck(late);
+      return false;
+    }
     const info = await handle.inspectForeground({ terminalFlags: false }).catch(() => undefined);
     if (this.promptMark !== mark) return false; // more output arrived meanwhile
     this.noteImage(info);
@@ -442,11 +448,6 @@ export class CompletionWatch {
       this.schedulePoll(this.host.pollIntervalMs);
       return false;
     }
-    const late = lateStatusWaitMs({ statusMissing: this.statusMissing }, performance.now() - this.lastOutputAt);
-    if (late > 0) {
-      this.schedulePromptCheck(late);
-      return false;
-    }
     if (!(await this.typedAheadSettled()) || !this.unchangedSince(epoch)) return false;
     this.reportPrompt(observer, mark.dispatch, 'marker', info);
     return true;
@@ -469,7 +470,7 @@ export class CompletionWatch {
     // A line typed after the prompt and not submitted: bash waits for the rest of it (evidence.ts).
     if (this.lineHeld() || !seen || stack === undefined) return false;
     if (now - this.lastWriteAt < WRITE_SETTLE_MS || now - this.lastAfterMarkLook < AFTER_MARK_LOOK_MS) return false;
-    if (lateStatusWaitMs({ statusMissing: this.statusMissing }, now - this.lastOutputAt) > 0) return false;
+    if (lateStatusWaitMs(this.statusMissing, now - this.lastOutputAt) > 0) return false;
     this.lastAfterMarkLook = now;
     const atPrompt = (info: ForegroundInfo | undefined) => {
       this.noteImage(info);

@@ -211,7 +211,7 @@ function judgeShell(o: Observation, front: ForegroundInfo): Verdict {
   if (front.inputCall === 'read' || front.inputTimed === true) return { kind: 'input', wait };
   // The line editor: the prompt, or `read -e` inside a running command line.
   if (o.marks.prompt) {
-    const late = lateStatusWaitMs(o.marks, o.quietMs);
+    const late = lateStatusWaitMs(o.marks.statusMissing, o.quietMs);
     return late > 0 ? undecided(late) : { kind: 'prompt', evidence: 'marker' };
   }
   const stack = o.marks.promptStack;
@@ -253,8 +253,8 @@ function unmarkedPrompt(o: Observation, wait: WaitFacts): Verdict {
  * status mark takes the prompt's place when it comes (the command's last output comes with it), and after
  * UNMARKED_PROMPT_QUIET_MS of quiet it is not coming. 0: no wait.
  */
-export function lateStatusWaitMs(marks: Pick<ShellMarks, 'statusMissing'>, quietMs: number): number {
-  return marks.statusMissing && quietMs < UNMARKED_PROMPT_QUIET_MS ? UNMARKED_PROMPT_QUIET_MS - quietMs : 0;
+export function lateStatusWaitMs(statusMissing: boolean, quietMs: number): number {
+  return statusMissing && quietMs < UNMARKED_PROMPT_QUIET_MS ? UNMARKED_PROMPT_QUIET_MS - quietMs : 0;
 }
 
 /** Two verdicts agree (the confirming look saw the same thing). */
