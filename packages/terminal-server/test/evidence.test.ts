@@ -156,6 +156,15 @@ const rows: Array<[string, Observation, Expect]> = [
     'prompt/kernel',
   ],
   ["bash's read builtin blocks in read()", observe({ ...lineEditor, inputCall: 'read', inputStack: '0x7ffc9293eb40' }), 'input'],
+  [
+    'line editing off (set +o emacs): bash reads its next command line in read(), after a prompt mark',
+    observe(
+      { ...lineEditor, inputCall: 'read', icanon: true, echo: true, inputStack: '0x7ffc9293eb40' },
+      {},
+      { prompt: true, promptStack: PROMPT_STACK },
+    ),
+    'prompt/marker',
+  ],
   ['read -s: echo off', observe({ ...lineEditor, inputCall: 'read', secret: true, echo: false, icanon: true }), 'input/secret'],
   [
     'read -t 10: a timed select',

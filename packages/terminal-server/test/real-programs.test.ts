@@ -154,6 +154,32 @@ describe('the shell replaced by another program', () => {
   });
 });
 
+describe('the shell without line editing', () => {
+  const { send } = useHub('unedited');
+
+  it('set +o emacs: bash reads command lines in read(), like its read builtin; prompts and statuses are still found', async () => {
+    // With neither emacs nor vi mode bash takes each command line from the terminal's own line
+    // discipline, asleep in read(); only the prompt mark before it says it is no `read`.
+    assert.equal((await send('set +o emacs')).waitReason, 'prompt');
+    const failed = await send('echo a; (exit 4)');
+    assert.equal(failed.waitReason, 'prompt', JSON.stringify(failed));
+    assert.equal(failed.exitCode, 4);
+    assert.equal(failed.output, 'echo a; (exit 4)\na');
+    const read = await send('read x');
+    assert.equal(read.waitReason, 'stdin_read');
+    assert.equal(read.inputWait?.command, 'bash');
+    assert.equal((await send('v')).exitCode, 0);
+    const asked = await send(`python3 -c 'print(input("q? "))'`);
+    assert.equal(asked.waitReason, 'stdin_read');
+    assert.equal(asked.inputWait?.command, 'python3');
+    const answered = await send('ans');
+    assert.equal(answered.waitReason, 'prompt');
+    assert.equal(answered.output, 'ans\nans');
+    assert.equal((await send('set -o emacs; echo "x=$x"')).output, 'set -o emacs; echo "x=$x"\nx=v');
+    assert.equal((await send('false')).exitCode, 1);
+  });
+});
+
 describe("the shell's own stdout or stderr sent elsewhere", () => {
   const { send, hub } = useHub('redirected');
 

@@ -105,16 +105,16 @@ function atOrBefore(a: ScreenPosition | undefined, b: ScreenPosition): boolean {
   return a !== undefined && samePlace(a, b) && (a.line < b.line || (a.line === b.line && a.x <= b.x));
 }
 
+/** bash itself, in front, asleep reading the terminal: at its prompt, in its line editor, or in a `read`. */
+function isShellReading(info: ForegroundInfo, shellPid: number): boolean {
+  return info.inputWaiting && (info.inputProcessId ?? shellPid) === shellPid && info.processGroupId === shellPid;
+}
+
 /** bash itself asleep in its line editor: a wait without timeout that is not a read() (its `read`
- *  builtins block in read() or wait with a timeout). */
+ *  builtins block in read() or wait with a timeout). Without line editing (`set +o emacs +o vi`) bash
+ *  reads its command lines with read() too; only a fresh prompt mark tells that wait from a `read`. */
 function isLineEditor(info: ForegroundInfo, shellPid: number): boolean {
-  return (
-    info.inputWaiting &&
-    (info.inputProcessId ?? shellPid) === shellPid &&
-    info.processGroupId === shellPid &&
-    info.inputCall !== 'read' &&
-    info.inputTimed !== true
-  );
+  return isShellReading(info, shellPid) && info.inputCall !== 'read' && info.inputTimed !== true;
 }
 
 /** The poll's state: a look at the kernel is in flight or not, and when the next one is due. */
@@ -429,7 +429,9 @@ export class CompletionWatch {
     this.noteImage(info);
     // Where waits cannot be seen (macOS), bash in front is all the kernel says.
     const waitsKnown = handle.inputWaitDetection === true;
-    const shellWaiting = info !== undefined && (waitsKnown ? isLineEditor(info, pid) : info.processGroupId === pid);
+    // The mark is fresh (the cursor still stands where it left it): whatever call bash sleeps in, it is
+    // the prompt's, the line editor's or, without line editing, a plain read of the next command line.
+    const shellWaiting = info !== undefined && (waitsKnown ? isShellReading(info, pid) : info.processGroupId === pid);
     if (!shellWaiting) {
       // bash not yet asleep in its line editor: look again soon; after that (a forged mark, a prompt
       // that reads something first) the poll looks at its own pace.
@@ -496,8 +498,10 @@ export class CompletionWatch {
     const mark = this.promptMark;
     const info = await handle.inspectForeground({ terminalFlags: false }).catch(() => undefined);
     this.noteImage(info);
-    if (info === undefined || !isLineEditor(info, pid)) return false;
-    if (this.promptStack !== undefined && info.inputStack !== undefined) return info.inputStack === this.promptStack;
+    if (info === undefined || !isShellReading(info, pid)) return false;
+    if (isLineEditor(info, pid) && this.promptStack !== undefined && info.inputStack !== undefined)
+      return info.inputStack === this.promptStack;
+    // Before the depth is known, or without line editing: the prompt's mark still stands.
     return mark !== undefined && this.promptMark === mark;
   }
 

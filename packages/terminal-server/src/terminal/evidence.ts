@@ -207,13 +207,15 @@ function waitFacts(front: ForegroundInfo, shell: boolean): WaitFacts {
 /** bash itself reads the terminal: its prompt, or one of its `read` builtins. */
 function judgeShell(o: Observation, front: ForegroundInfo): Verdict {
   const wait = waitFacts(front, true);
-  // A blocking read() is the `read` builtin; a wait with a timeout is `read -t` (the prompt has none).
-  if (front.inputCall === 'read' || front.inputTimed === true) return { kind: 'input', wait };
-  // The line editor: the prompt, or `read -e` inside a running command line.
+  // A prompt mark with no command line started since: bash reads its next command line, in its line
+  // editor or, with line editing off (`set +o emacs +o vi`), in a plain read() like its `read` builtin's.
   if (o.marks.prompt) {
     const late = lateStatusWaitMs(o.marks.statusMissing, o.quietMs);
     return late > 0 ? undecided(late) : { kind: 'prompt', evidence: 'marker' };
   }
+  // A blocking read() is the `read` builtin; a wait with a timeout is `read -t` (the prompt has none).
+  if (front.inputCall === 'read' || front.inputTimed === true) return { kind: 'input', wait };
+  // The line editor: the prompt, or `read -e` inside a running command line.
   const stack = o.marks.promptStack;
   if (stack !== undefined && front.inputStack !== undefined) {
     // The depth of the wait decides, whatever marks were lost on the way (the hook unset mid-command).
