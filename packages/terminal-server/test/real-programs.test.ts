@@ -103,6 +103,28 @@ describe("the user's shell options and the hook", () => {
   });
 });
 
+describe('a prompt the user made read-only', () => {
+  const { send } = useHub('read-only');
+
+  it('readonly PS0 and PS1: the hook cannot mark them, and exit statuses still come', async () => {
+    // Assigning a read-only variable aborts the function doing it: the hook marks the status first and
+    // leaves a read-only prompt as it is.
+    await send('readonly PS0=""');
+    assert.equal((await send('(exit 3)')).exitCode, 3);
+    assert.equal((await send('read -e v')).waitReason, 'stdin_read');
+    assert.equal((await send('given')).exitCode, 0);
+    await send('readonly PS1="ro$ "');
+    const failed = await send('false');
+    assert.equal(failed.waitReason, 'prompt');
+    assert.equal(failed.exitCode, 1);
+    assert.equal(failed.promptEvidence, 'kernel');
+    const shown = await send('echo "v=$v"');
+    assert.equal(shown.output, 'echo "v=$v"\nv=given');
+    assert.equal(shown.exitCode, 0);
+    assert.doesNotMatch(shown.viewport, /readonly variable/);
+  });
+});
+
 describe("bash's job notices", () => {
   const { send } = useHub('notices');
 

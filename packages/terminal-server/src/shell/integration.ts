@@ -58,7 +58,10 @@ export function scrubEnvironment(base: NodeJS.ProcessEnv): Record<string, string
  * sequence the screen ignores, never shown; those marks then carry no nonce and the kernel's evidence finds
  * the prompt.
  *
- * Every run of the hook prints the exit-status mark, and the last one before the prompt counts. bash
+ * Every run of the hook prints the exit-status mark, and the last one before the prompt counts. It prints it
+ * first: assigning a read-only PS1 or PS0 (`readonly PS1`) would abort the function, and a prompt the hook
+ * cannot mark is still found from the kernel, but only this mark carries the status. So it leaves a
+ * read-only prompt alone. bash
  * gives each element of PROMPT_COMMAND the command's own `$?`, but not a hook that runs after other code
  * in the same element: `PROMPT_COMMAND="mine;$PROMPT_COMMAND"` (starship, direnv) puts slot 0's copy
  * behind `mine`, whose status it would report. The copy in a slot of its own runs later and says the truth.
@@ -75,10 +78,11 @@ function hookCode(): string[] {
     "__st_c='\\e]633;C;${__st_n}${__st_e[${PROMPT_COMMAND[99]:=__st_p}]}\\a'",
     "__st_a='\\[\\e]633;A;${__st_n}\\a\\]'",
     'builtin readonly __st_n __st_a __st_b __st_c __st_p',
-    '__st_p() { local __st_s=$?; ' +
+    '__st_p() { local __st_s=$?; builtin printf \'\\033]633;D;%s;%s\\007\' "$__st_n" "$__st_s"; ' +
+      'if [[ ! -v PS1 || ${PS1@a} != *r* ]]; then ' +
       '[[ ${PS1-} == "$__st_a"* ]] || { PS1=${PS1-}; PS1=$__st_a${PS1//"$__st_a"/}; }; ' +
-      '[[ ${PS1-} == *"$__st_b"* ]] || PS1+=$__st_b; [[ ${PS0-} == *"$__st_c"* ]] || PS0+=$__st_c; ' +
-      'builtin printf \'\\033]633;D;%s;%s\\007\' "$__st_n" "$__st_s"; return $__st_s; }',
+      '[[ ${PS1-} == *"$__st_b"* ]] || PS1+=$__st_b; fi; ' +
+      '[[ -v PS0 && ${PS0@a} == *r* || ${PS0-} == *"$__st_c"* ]] || PS0+=$__st_c; return $__st_s; }',
     "builtin alias __st_p='{ __st_p; } 2>/dev/null'",
   ];
 }
