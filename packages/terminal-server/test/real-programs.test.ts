@@ -557,6 +557,33 @@ describe('class 4: no false waits', () => {
     assert.equal((await send('exit')).waitReason, 'prompt');
   });
 
+  it('a relay passes interrupts in: a deadline or SIGINT stops what runs inside tmux or script, and the relay stays', async () => {
+    requirePrograms('tmux', 'script');
+    // Both read their input raw: a kill would hit the relay itself (tmux's client ignores SIGINT), while
+    // a person's Ctrl-C goes through to the terminal inside.
+    assert.equal((await send('tmux -L shared-terminal-relay-int -f /dev/null new-session')).waitReason, 'stdin_read');
+    try {
+      const late = await send('sleep 100', true, 1500);
+      assert.equal(late.waitReason, 'timeout', JSON.stringify(late));
+      assert.ok(late.inputWait?.relay, 'back at the prompt inside tmux');
+      assert.equal(late.inputWait?.command, 'bash');
+      assert.match((await send('echo in-$((6 * 7))')).output, /in-42/);
+      assert.equal((await send('python3 -q')).inputWait?.command, 'python3');
+      const stopped = await runSignal(hub().hub, 'false-waits', { signal: 'SIGINT' });
+      assert.match(stopped.output, /KeyboardInterrupt/);
+      assert.equal(stopped.inputWait?.command, 'python3', JSON.stringify(stopped));
+      assert.equal((await send('exit()')).inputWait?.command, 'bash');
+    } finally {
+      await send('exit');
+      execFileSync('bash', ['-c', 'tmux -L shared-terminal-relay-int kill-server 2>/dev/null || true']);
+    }
+    assert.equal((await send('script -q /dev/null')).inputWait?.relay, 'script');
+    const late = await send('sleep 100', true, 1500);
+    assert.equal(late.waitReason, 'timeout', JSON.stringify(late));
+    assert.equal(late.inputWait?.relay, 'script');
+    assert.equal((await send('exit')).waitReason, 'prompt');
+  });
+
   it('tmux: the command inside runs to its end before the send returns', async () => {
     requirePrograms('tmux');
     const open = await send('tmux -L shared-terminal-test -f /dev/null new-session');

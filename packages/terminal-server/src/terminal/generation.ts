@@ -67,6 +67,9 @@ const CARRY_FLUSH_MS = 20;
  *  every snapshot (a view catching up with a flood) waits for what is queued, and a keystroke's echo in a
  *  flood is read only after everything before it; large enough to keep the parser busy (bench/REPORT.md). */
 const MAX_PENDING_PARSE = 1 << 15;
+/** The keys a person presses for these signals (Ctrl-C, Ctrl-Z), whatever the terminal's own settings: a
+ *  relay in front passes them on as they are, to a terminal whose settings we may not see (ssh). */
+const RELAY_KEYS: Partial<Record<ForegroundSignal, string>> = { SIGINT: '\x03', SIGTSTP: '\x1a' };
 
 export class StartupError extends Error {
   constructor(message: string) {
@@ -421,23 +424,38 @@ export class TerminalGeneration extends EventEmitter<GenerationEvents> {
   /**
    * SIGINT goes in as a person's Ctrl-C where the terminal allows it: the line discipline then also drops
    * input typed ahead and not yet read (the rest of a multi-line send, a command line bash had not read
-   * yet), which a kill would leave to run after the prompt came back, with no operation watching.
+   * yet), which a kill would leave to run after the prompt came back, with no operation watching. A relay
+   * in front (tmux, screen, script, ssh) reads its input raw and passes it to a terminal of its own, where
+   * the program it shows runs: SIGINT and SIGTSTP go in there as Ctrl-C and Ctrl-Z, as a person's keys
+   * would. A kill would hit the relay itself: tmux's client ignores SIGINT, and ssh would hang up.
    */
   async signalForeground(signal: ForegroundSignal): Promise<number> {
-    if (signal === 'SIGINT' && this.handle.terminalModes) {
-      // The INTR character acts as a person's Ctrl-C where the line discipline takes it (ISIG on); input
-      // that passes raw (an editor, a relay) gets a kill.
-      const modes = await this.handle.terminalModes().catch(() => undefined);
-      const intr = modes?.isig ? modes.intr : undefined;
-      const group = intr === undefined ? undefined : await this.foregroundGroup();
-      if (intr !== undefined && group !== undefined && this.processStatus.kind === 'running') {
-        await this.handle.discardUnreadInput?.().catch(() => undefined);
-        this.watch.signalled();
-        await this.write(intr);
-        return group;
-      }
+    const typed = await this.typedSignal(signal);
+    if (typed !== undefined && this.processStatus.kind === 'running') {
+      await this.handle.discardUnreadInput?.().catch(() => undefined);
+      this.watch.signalled();
+      await this.write(typed.data);
+      return typed.group;
     }
     return this.killForeground(signal);
+  }
+
+  /** What to type for `signal`, and the group in front that gets it; undefined: a kill it is. */
+  private async typedSignal(signal: ForegroundSignal): Promise<{ data: string; group: number } | undefined> {
+    const key = RELAY_KEYS[signal];
+    if (key === undefined || !this.handle.terminalModes) return undefined;
+    const modes = await this.handle.terminalModes().catch(() => undefined);
+    if (modes === undefined) return undefined;
+    if (modes.isig) {
+      // The INTR character acts as a person's Ctrl-C where the line discipline takes it; SIGTSTP stays a
+      // kill there (a typed SUSP would also drop the input typed ahead, which the stop keeps for later).
+      if (signal !== 'SIGINT' || modes.intr === undefined) return undefined;
+      const group = await this.foregroundGroup();
+      return group === undefined ? undefined : { data: modes.intr, group };
+    }
+    // Input passes raw (an editor, a relay): only a relay passes the key on to what it shows.
+    const front = await this.handle.inspectForeground({ terminalFlags: false }).catch(() => undefined);
+    return front?.inner === undefined ? undefined : { data: key, group: front.processGroupId };
   }
 
   /** A kill of the group in front as it is at that moment, never typed (for following new groups fast:
