@@ -162,6 +162,22 @@ describe("bash's job notices", () => {
   });
 });
 
+describe("readline's mode string", () => {
+  const { send } = useHub('mode-string');
+
+  it('show-mode-in-prompt: readline draws (ins) or @ in front of PS1, after the status; it is the prompt, not output', async () => {
+    await send('set -o vi; bind "set show-mode-in-prompt on"');
+    assert.equal((await send('echo hi')).output, 'echo hi\nhi');
+    assert.equal((await send('printf abc')).output, 'printf abc\nabc', 'output without a final newline stays');
+    const job = await send('sleep 0.2 & sleep 0.5');
+    assert.match(job.output, /\n\[1\]\+ +Done +sleep 0\.2$/, 'a job notice stays');
+    // emacs mode's string is `@`; with two lines of PS1 it stands on the last one.
+    await send(String.raw`set -o emacs; PS1='top\nend$ '`);
+    assert.equal((await send('echo two-lines')).output, 'echo two-lines\ntwo-lines');
+    assert.equal((await send('printf xyz')).output, 'printf xyz\nxyz');
+  });
+});
+
 describe('the shell replaced by another program', () => {
   const { send } = useHub('exec-other');
 

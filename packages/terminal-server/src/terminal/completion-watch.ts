@@ -105,6 +105,17 @@ function atOrBefore(a: ScreenPosition | undefined, b: ScreenPosition): boolean {
   return a !== undefined && samePlace(a, b) && (a.line < b.line || (a.line === b.line && a.x <= b.x));
 }
 
+/**
+ * Where a prompt whose start mark (A) stands at `begins` opens: readline draws its mode string
+ * (`show-mode-in-prompt`: `(ins)`, `@`) in front of PS1 on the same row, after the status mark, so what
+ * stands on that row after the status mark (`status`) belongs to the prompt. Job notices, also printed
+ * between the two, end with their own line feed and stay above.
+ */
+function promptOpening(status: ScreenPosition, begins: ScreenPosition): ScreenPosition {
+  const rowStart = { ...begins, x: 0 };
+  return atOrBefore(rowStart, status) ? status : rowStart;
+}
+
 /** bash itself, in front, asleep reading the terminal: at its prompt, in its line editor, or in a `read`. */
 function isShellReading(info: ForegroundInfo, shellPid: number): boolean {
   return info.inputWaiting && (info.inputProcessId ?? shellPid) === shellPid && info.processGroupId === shellPid;
@@ -260,8 +271,9 @@ export class CompletionWatch {
     this.commandRunning = false;
     const here = this.host.screen.position();
     // The prompt began at its start mark when that stands between the status mark and the prompt mark.
-    const between = begins && here && atOrBefore(this.promptStart, begins) && atOrBefore(begins, here);
-    const start = between ? begins : this.promptStart;
+    const status = this.promptStart;
+    const start =
+      status && begins && here && atOrBefore(status, begins) && atOrBefore(begins, here) ? promptOpening(status, begins) : status;
     this.promptStart = here && (!start || !samePlace(start, here) || start.line > here.line) ? { ...here, x: 0 } : start;
     this.promptMark = { dispatch, cursor };
     this.countedPromptDispatch = dispatch;
