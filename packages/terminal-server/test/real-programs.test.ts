@@ -34,6 +34,21 @@ describe('class 1: output is whole, newline or not', () => {
     assert.match(r.output, /x{1000}$/);
   });
 
+  it('a last line the prompt was drawn over (a closing carriage return, backspaces) is output as the command left it', async () => {
+    // bash draws its prompt from the cursor and does not clear the row: a person sees the text for a
+    // moment, then the prompt over it.
+    const progress = await send("printf 'line1\\nprogress 100%%\\r'");
+    assert.equal(progress.output, "printf 'line1\\nprogress 100%%\\r'\nline1\nprogress 100%");
+    assert.equal((await send("printf 'abcdef\\b\\b'")).output, "printf 'abcdef\\b\\b'\nabcdef");
+    // Text that stood on the row before the command is not what it wrote (dialog left its box there).
+    await send("clear; printf '\\n%70s\\r\\033[A' box");
+    const mine = await send("printf 'mine\\r'");
+    assert.match(mine.viewport, /# +box$/m, 'the prompt drawn over mine, beside the box');
+    assert.equal(mine.output, "printf 'mine\\r'\nmine");
+    // Up onto the command line itself: the prompt drawn over its own line leaves the line as output.
+    assert.equal((await send("printf '\\033[A'")).output, "printf '\\033[A'");
+  });
+
   it('text printed above where the command began (the cursor moved up) is its output', async () => {
     await send('clear');
     assert.equal((await send("printf '\\033[H\\033[2K'; echo top")).output, 'top');

@@ -8,7 +8,7 @@
  * read: most operations never move the cursor up.
  */
 import type { AlternatePosition } from './alternate-rows.ts';
-import type { Screen, ScreenPosition } from './screen.ts';
+import type { OutputEnd, Screen } from './screen.ts';
 
 /** Output of one operation, read back from the screen (so `\r` progress bars are already folded). */
 export interface CaptureResult {
@@ -37,14 +37,31 @@ export class CaptureHandle {
 
   /** The start row's text before the start column when the capture began (see `compared`). */
   private readonly startPrefix: string;
+  /** The rows from the start row to the screen's last as they read when the capture began: where a prompt
+   *  covers text, the command wrote only what differs from them (see writtenExtent). */
+  private readonly rowsAtStart: readonly string[];
 
-  /** `startRowText`: the start row's text now; `start.index`: where the start column falls in it. */
-  constructor(screen: Screen, start: { row: number; index: number }, startRowText: string, alternateStart?: AlternatePosition) {
+  /** `rowsAtStart`: the texts of the start row and every row below it now; `start.index`: where the start
+   *  column falls in the first. */
+  constructor(screen: Screen, start: { row: number; index: number }, rowsAtStart: readonly string[], alternateStart?: AlternatePosition) {
     this.screen = screen;
     this.startRow = start.row;
     this.startIndex = start.index;
-    this.startPrefix = this.compared(start.row, startRowText);
+    this.rowsAtStart = rowsAtStart;
+    this.startPrefix = this.compared(start.row, rowsAtStart[0] ?? '');
     this.alternateStart = alternateStart;
+  }
+
+  /** How much of `text` (row `row`, at or below the start, as the command left it) the command wrote: up to
+   *  the last place where it differs from what the row held when the capture began (a row that came into
+   *  being since held nothing). 0 for a row above the start. */
+  writtenExtent(row: number, text: string): number {
+    if (row < this.startRow) return 0;
+    const before = this.rowsAtStart[row - this.startRow] ?? '';
+    for (let i = Math.max(before.length, text.length) - 1; i >= 0; i--) {
+      if ((text[i] ?? ' ') !== (before[i] ?? ' ')) return i + 1;
+    }
+    return 0;
   }
 
   /** The rows above the start are not taken yet: the cursor has not been about to move up since it. */
@@ -63,7 +80,7 @@ export class CaptureHandle {
 
   /** Read the capture, up to `end` (where a prompt began) when given. Nothing is held: a capture is a
    *  position in the continuous history, valid as long as its screen. */
-  read(end?: ScreenPosition): CaptureResult {
+  read(end?: OutputEnd): CaptureResult {
     return this.screen.readCapture(this, end);
   }
 

@@ -68,6 +68,12 @@ export interface ScreenPosition {
   alternate?: { entry: number; epoch: number };
 }
 
+/** Where an operation's output ends: where its prompt began. `covered`: that row as the command left it,
+ *  when the prompt was drawn over text the command left at or after that place. */
+export interface OutputEnd extends ScreenPosition {
+  covered?: string;
+}
+
 export interface Cursor {
   x: number;
   y: number;
@@ -453,6 +459,16 @@ export class Screen {
     return buffer.getLine(buffer.baseY + buffer.cursorY)?.translateToString(false, from, buffer.cursorX) ?? '';
   }
 
+  /** The cursor's row of the normal screen, whole and without trailing blanks, when text stands at or after
+   *  the cursor: what a prompt drawn from there covers (`printf 'done\r'` leaves its text under it). */
+  rowUnderCursor(): string | undefined {
+    const buffer = this.buffers.active;
+    if (buffer.type === 'alternate') return undefined;
+    const line = buffer.getLine(buffer.baseY + buffer.cursorY);
+    if (!line || line.translateToString(true, buffer.cursorX) === '') return undefined;
+    return line.translateToString(true);
+  }
+
   /** True while a full-screen program uses the alternate buffer. */
   get alternate(): boolean {
     return this.buffers.active.type === 'alternate';
@@ -534,7 +550,9 @@ export class Screen {
     const cursorRow = this.trimmed + normal.baseY + normal.cursorY;
     const start = this.sameLine(lineStart, cursorRow) ? { row: lineStart.line, x: lineStart.x } : { row: cursorRow, x: normal.cursorX };
     const startAt = { row: start.row, index: this.columnIndex(start.row, start.x) };
-    this.capture = new CaptureHandle(this, startAt, this.rowAt(start.row)?.text ?? '', this.alternatePosition());
+    const rowsAtStart: string[] = [];
+    for (let row = start.row; row < this.trimmed + normal.length; row++) rowsAtStart.push(this.rowAt(row)?.text ?? '');
+    this.capture = new CaptureHandle(this, startAt, rowsAtStart, this.alternatePosition());
     return this.capture;
   }
 
@@ -587,7 +605,7 @@ export class Screen {
   }
 
   /** @internal used by CaptureHandle */
-  readCapture(capture: CaptureHandle, position?: ScreenPosition): CaptureResult {
+  readCapture(capture: CaptureHandle, position?: OutputEnd): CaptureResult {
     const active = this.buffers.active;
     if (active.type === 'alternate') {
       // A prompt drawn here (a program died on this screen) ends the output where it began; otherwise a
@@ -620,12 +638,19 @@ export class Screen {
       if (!r) continue;
       // Text after the end (the prompt itself) is not the operation's output; a row is padded to its
       // width only when the end lies past its text.
-      const cut = end && row === end.line ? r.text.slice(0, endIndex) : r.text;
+      const cut = end && row === end.line ? this.endRowText(capture, end, r.text, endIndex) : r.text;
       const text = row === from.row ? cut.slice(from.index) : cut;
       if (r.wrapped && lines.length > 0) lines[lines.length - 1] += text;
       else lines.push(text);
     }
     return { lines: trimTrailingEmpty(lines), evicted };
+  }
+
+  /** The row where output ends, up to its end; or, where the prompt was drawn over text the command wrote
+   *  past that place (`printf 'done\r'`), as far as the command wrote it. */
+  private endRowText(capture: CaptureHandle, end: OutputEnd, text: string, endIndex: number | undefined): string {
+    const written = end.covered === undefined ? 0 : capture.writtenExtent(end.line, end.covered);
+    return end.covered !== undefined && written > (endIndex ?? 0) ? end.covered.slice(0, written) : text.slice(0, endIndex);
   }
 
   /**

@@ -10,7 +10,7 @@
  * screen chain (`atBoundary`) and the observer, so a mark still counts where the screen parsed it.
  */
 import type { ForegroundInfo, PtyHandle } from '../pty/contract.ts';
-import type { Screen, ScreenPosition } from '../screen/screen.ts';
+import type { OutputEnd, Screen, ScreenPosition } from '../screen/screen.ts';
 import type { ShellMarker } from '../shell/integration.ts';
 import { prepareRestore, runsBash } from '../shell/restore.ts';
 import { type InputVerdict, type ThroughOutputHost, WaitThroughOutput } from './wait-through-output.ts';
@@ -35,7 +35,7 @@ export interface PromptFact {
   /** 'marker': the shell's own prompt mark; 'kernel': bash idle in its line editor, no mark (no exit code). */
   evidence: 'marker' | 'kernel';
   /** Where the prompt began on the screen: the command's output ends there. */
-  start: ScreenPosition | undefined;
+  start: OutputEnd | undefined;
 }
 
 /** What the generation reports to, and asks of, the owner's queue. */
@@ -55,7 +55,7 @@ export interface GenerationObserver {
 export interface WatchHost extends ThroughOutputHost {
   readonly pid: number;
   readonly handle: PtyHandle;
-  readonly screen: Pick<Screen, 'absoluteCursor' | 'cursorRowText' | 'position' | 'lineTextFrom'>;
+  readonly screen: Pick<Screen, 'absoluteCursor' | 'cursorRowText' | 'position' | 'lineTextFrom' | 'rowUnderCursor'>;
   readonly nonce: string;
   readonly pollIntervalMs: number;
   observer(): GenerationObserver | undefined;
@@ -98,6 +98,11 @@ function lastLineEnd(data: string): number {
  *  the alternate one. */
 function samePlace(a: ScreenPosition, b: ScreenPosition): boolean {
   return a.alternate?.entry === b.alternate?.entry && a.alternate?.epoch === b.alternate?.epoch;
+}
+
+/** `a` and `b` are one place. */
+function samePosition(a: ScreenPosition, b: ScreenPosition): boolean {
+  return samePlace(a, b) && a.line === b.line && a.x === b.x;
 }
 
 /** `a` is at `b` or before it, on the same screen. */
@@ -149,6 +154,9 @@ export class CompletionWatch {
   /** Where the current prompt began: at its start mark (A), else its exit-status mark, else at its prompt
    *  mark's line. */
   private promptStart: ScreenPosition | undefined;
+  /** The status mark's row as the command left it, when text stood at or after the mark (`printf
+   *  'done\r'`): a prompt drawn from the mark covers it, and the output ends with that row whole. */
+  private statusRow: { at: ScreenPosition; text: string } | undefined;
   /** Where PS1 began since the last exit-status mark (A): job notices bash printed before it are output. */
   private promptBegins: ScreenPosition | undefined;
   /** The command number of the last prompt mark that counted (a replay repeats it). */
@@ -245,6 +253,8 @@ export class CompletionWatch {
       this.promptMark = undefined;
       this.promptSeen = undefined;
       this.promptStart = this.host.screen.position();
+      const covered = this.promptStart && this.host.screen.rowUnderCursor();
+      this.statusRow = this.promptStart && covered !== undefined ? { at: this.promptStart, text: covered } : undefined;
       this.promptBegins = undefined;
       return;
     }
@@ -296,6 +306,7 @@ export class CompletionWatch {
     this.promptSeen = undefined;
     this.throughOutput.forget();
     this.promptStart = undefined;
+    this.statusRow = undefined;
     this.seenWait = undefined;
     this.siblingsWorkedAt = undefined;
     // Enter submits a line; Ctrl-C at the prompt drops it and bash draws the prompt again.
@@ -590,7 +601,12 @@ export class CompletionWatch {
     // The first prompt after a restore follows the restore line, whose status says nothing of the command.
     const restored = this.restoreTried?.dispatch === dispatch;
     const exitCode = status && status.dispatch === dispatch && !restored ? status.status : undefined;
-    observer.prompt(dispatch, { exitCode, evidence: restored ? 'kernel' : evidence, start });
+    const covered = this.statusRow && start && samePosition(start, this.statusRow.at) ? this.statusRow.text : undefined;
+    observer.prompt(dispatch, {
+      exitCode,
+      evidence: restored ? 'kernel' : evidence,
+      start: start && covered !== undefined ? { ...start, covered } : start,
+    });
   }
 
   /**

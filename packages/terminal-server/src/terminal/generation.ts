@@ -11,7 +11,7 @@
 import { EventEmitter } from 'node:events';
 import type { ForegroundSignal, PtyExit, PtyHandle, PtyProvider } from '../pty/contract.ts';
 import type { CaptureHandle, CaptureResult } from '../screen/capture.ts';
-import { type Cursor, Screen, type ScreenPage, type ScreenSnapshot } from '../screen/screen.ts';
+import { type Cursor, type OutputEnd, Screen, type ScreenPage, type ScreenSnapshot } from '../screen/screen.ts';
 import { within } from '../time.ts';
 import { MarkerFilter, prepareShellLaunch } from '../shell/integration.ts';
 import type { WaitFacts } from './evidence.ts';
@@ -354,7 +354,7 @@ export class TerminalGeneration extends EventEmitter<GenerationEvents> {
   }
 
   /** An operation's output (up to `end`, where its prompt began) and the view it ended on, at one boundary. */
-  readCapture(capture: CaptureHandle, end?: { line: number; x: number }): Promise<{ view: GenerationView; capture: CaptureResult }> {
+  readCapture(capture: CaptureHandle, end?: OutputEnd): Promise<{ view: GenerationView; capture: CaptureResult }> {
     const sequence = this.sequenceNumber;
     return this.atBoundary(() => ({ view: this.viewAt(sequence), capture: capture.read(end) }));
   }
