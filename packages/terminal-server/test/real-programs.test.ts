@@ -49,6 +49,21 @@ describe('class 1: output is whole, newline or not', () => {
     assert.equal((await send("printf '\\033[A'")).output, "printf '\\033[A'");
   });
 
+  it("tabs in the text are text, not readline's completion; a tab ending a text without Enter completes", async () => {
+    const file = `/tmp/st-tabs-${process.pid}.mk`;
+    try {
+      // A Makefile's recipe needs its tab; on an empty word a Tab would also list every command.
+      await send(`cat > ${file} <<'EOF'\nall:\n\techo hi\nEOF`);
+      assert.equal(readFileSync(file, 'utf8'), 'all:\n\techo hi\n');
+      assert.equal((await send('printf "%s\\n" "x\ty" | od -c | head -n 1')).output.split('\n')[1], '0000000   x  \\t   y  \\n');
+      const completed = await send('ech\t', false);
+      assert.equal(completed.inputWait?.unsubmitted, true);
+      assert.equal((await send('completed')).output, 'echo completed\ncompleted');
+    } finally {
+      rmSync(file, { force: true });
+    }
+  });
+
   it('text printed above where the command began (the cursor moved up) is its output', async () => {
     await send('clear');
     assert.equal((await send("printf '\\033[H\\033[2K'; echo top")).output, 'top');

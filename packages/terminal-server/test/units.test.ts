@@ -10,6 +10,7 @@ import { compactViewport } from '../src/operations/viewport-compact.ts';
 import { MarkerFilter, unfinishedSequenceStart } from '../src/shell/integration.ts';
 import { parseReadArgs, parseSendArgs } from '../src/operations/tools.ts';
 import { utf8Tail } from '../src/utf8.ts';
+import { literalTabs } from '../src/terminal/literal-tabs.ts';
 import { SocketPeers, parseUnixPeers } from '../src/pty/socket-peers.ts';
 import type { Screen } from '../src/screen/screen.ts';
 
@@ -293,6 +294,16 @@ describe('utf8 and bounding', () => {
     assert.throws(() => parseSendArgs({ text: 'make', timeoutMs: 600001 }, 600000), /over this server's maxOperationTimeoutMs \(600000\)/);
     assert.deepEqual(parseReadArgs({}), { offset: 0, count: 500 });
     assert.throws(() => parseReadArgs({ count: 0 }), /"count" must be a whole number >= 1/);
+  });
+});
+
+describe("tabs typed into bash's line editor", () => {
+  it('are quoted (Ctrl-V) but a run that ends a text sent without Enter, which asks for completion', () => {
+    assert.equal(literalTabs('echo "a\tb"\r'), 'echo "a\x16\tb"\r');
+    assert.equal(literalTabs('\t\tx\r\t'), '\x16\t\x16\tx\r\t');
+    assert.equal(literalTabs('git chec\t\t'), 'git chec\t\t');
+    assert.equal(literalTabs('a\tb\t'), 'a\x16\tb\t');
+    assert.equal(literalTabs('plain\r'), 'plain\r');
   });
 });
 

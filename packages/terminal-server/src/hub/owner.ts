@@ -31,6 +31,7 @@ import type { CaptureHandle } from '../screen/capture.ts';
 import type { ScreenPage } from '../screen/screen.ts';
 import { utf8Length } from '../utf8.ts';
 import { overlongLine } from '../terminal/canonical-line.ts';
+import { literalTabs } from '../terminal/literal-tabs.ts';
 import {
   type GenerationObserver,
   type GenerationView,
@@ -303,7 +304,8 @@ export class OwnerTerminal extends EventEmitter<OwnerEvents> {
       // A line too long for a canonical-mode reader would lose its tail in the kernel: type nothing.
       const overlong = overlongLine(work.input);
       if (overlong !== undefined && (await generation.readsCanonically())) throw new GrantRefused('line-too-long', overlong);
-      await generation.write(work.input);
+      const typed = work.input.includes('\t') && (await generation.lineEditorInFront()) ? literalTabs(work.input) : work.input;
+      await generation.write(typed);
       return;
     }
     if (work.kind === 'signal') {

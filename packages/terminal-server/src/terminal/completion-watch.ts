@@ -528,6 +528,13 @@ export class CompletionWatch {
     return mark !== undefined && this.promptMark === mark;
   }
 
+  /** bash itself asleep in its line editor now (readline: its prompt, a continuation line, `read -e`). */
+  async lineEditorInFront(): Promise<boolean> {
+    const info = await this.host.handle.inspectForeground({ terminalFlags: false }).catch(() => undefined);
+    this.noteImage(info);
+    return info !== undefined && isLineEditor(info, this.host.pid);
+  }
+
   /** The confirming look: the program's own prompt text arrives and is parsed first. */
   private async lookAgain(terminalFlags: boolean): Promise<ForegroundInfo | undefined> {
     await new Promise((resolve) => setTimeout(resolve, CONFIRM_SETTLE_MS));

@@ -404,6 +404,11 @@ export class TerminalGeneration extends EventEmitter<GenerationEvents> {
     return (await this.handle.terminalModes?.().catch(() => undefined))?.icanon === true;
   }
 
+  /** bash itself reads the terminal in its line editor now: at its prompt, a continuation line, `read -e`. */
+  lineEditorInFront(): Promise<boolean> {
+    return this.watch.lineEditorInFront();
+  }
+
   /** bash is idle at its own top-level prompt now (see CompletionWatch.atPrompt). */
   atPrompt(): Promise<boolean> {
     return this.watch.atPrompt();
