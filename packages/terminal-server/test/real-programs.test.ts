@@ -222,6 +222,18 @@ describe('the shell replaced by another program', () => {
   });
 });
 
+describe('a host that names no locale', () => {
+  const withoutLocale = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^(LANG|LC_ALL|LC_CTYPE)$/.test(name)));
+  const { send } = useHub('no-locale', {}, undefined, withoutLocale);
+
+  it('the shell gets a UTF-8 one: readline takes é as text, not as Meta keys', async () => {
+    assert.match((await send('locale charmap')).output, /\nUTF-8$/);
+    assert.equal((await send('read -e x')).waitReason, 'stdin_read');
+    assert.equal((await send('ü é 日本')).waitReason, 'prompt');
+    assert.equal((await send('printf "[%s]\\n" "$x"')).output.split('\n')[1], '[ü é 日本]');
+  });
+});
+
 describe('the shell without line editing', () => {
   const { send } = useHub('unedited');
 

@@ -34,6 +34,9 @@ export type ShellMarker = MarkerBody & { at: number };
 /** The visible prompt: the working directory's name, in colour (short, so commands keep the width). */
 export const DEFAULT_PS1 = '\\[\\e[1;34m\\]\\W\\[\\e[0m\\]\\$ ';
 
+/** The variables that choose the locale of character handling, strongest first. */
+const LOCALE_NAMES = ['LC_ALL', 'LC_CTYPE', 'LANG'] as const;
+
 /** Environment names that look like credentials are not passed to the shell. */
 const SECRET_NAME = /KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL/i;
 
@@ -151,6 +154,10 @@ export function prepareShellLaunch(options: {
     PROMPT_COMMAND: bootCode(),
   };
   if (env['COLORTERM'] === '') delete env['COLORTERM'];
+  // The terminal speaks UTF-8 (the server decodes it so, xterm.js draws it so). In the POSIX locale
+  // readline takes the bytes of `é` for Meta keys (M-< recalls the first history line) and `ls` prints
+  // `?`: where the environment names no locale at all, a UTF-8 one is set, as VS Code's terminal does.
+  if (!LOCALE_NAMES.some((name) => env[name])) env['LANG'] = process.platform === 'darwin' ? 'en_US.UTF-8' : 'C.UTF-8';
   return { nonce, env, bootInput: `${nonce}\r` };
 }
 

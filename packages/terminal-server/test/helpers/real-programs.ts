@@ -17,16 +17,17 @@ export function requirePrograms(...names: string[]): void {
   if (missing.length > 0) throw new Error(`missing ${missing.join(', ')}: run npm test (it installs them) or apt-get install them`);
 }
 
-/** A hub for one describe (on `provider` when given): `send` types into terminal `id` and waits, as the
- *  model's send tool does. */
+/** A hub for one describe (on `provider` when given, its shells started from `baseEnv` when given): `send`
+ *  types into terminal `id` and waits, as the model's send tool does. */
 export function useHub(
   id: string,
   config: Parameters<typeof makeHub>[0] = {},
   provider?: PtyProvider,
+  baseEnv?: NodeJS.ProcessEnv,
 ): { send: (text: string, submit?: boolean, timeoutMs?: number) => Promise<SendResult>; hub: () => TestHub } {
   let t: TestHub;
   before(() => {
-    t = provider ? makeHub(config, provider) : makeHub(config);
+    t = makeHub(config, provider, baseEnv);
   });
   after(() => t.close());
   return {
