@@ -98,7 +98,12 @@ const rows: Array<[string, Observation, Expect]> = [
     'prompt/marker',
   ],
   ['no mark, bash idle, quiet 50 ms: not yet', observe(lineEditor, { quietMs: 50 }), 'undecided'],
-  ['no mark (exec bash), bash idle, quiet 150 ms', observe(lineEditor, { quietMs: 150 }), 'prompt/kernel'],
+  ['no mark (exec bash), bash idle, quiet 150 ms', observe(lineEditor, { quietMs: 150, waitSeenMs: 120 }), 'prompt/kernel'],
+  [
+    'no mark yet, bash first seen in its line editor after a long quiet: what it printed before may be unread',
+    observe(lineEditor, { quietMs: 300, waitSeenMs: 0 }, { promptStack: PROMPT_STACK }),
+    'undecided',
+  ],
   [
     'read -e: a command line started, no prompt since',
     observe({ ...lineEditor, inputStack: undefined }, {}, { commandRunning: true }),
@@ -117,7 +122,7 @@ const rows: Array<[string, Observation, Expect]> = [
   ],
   [
     'a line submitted that neither started a command nor ended (an open `for`, a trailing backslash): PS2 at the prompt depth',
-    observe(lineEditor, { quietMs: 150 }, { continuing: true, promptStack: PROMPT_STACK }),
+    observe(lineEditor, { quietMs: 150, waitSeenMs: 120 }, { continuing: true, promptStack: PROMPT_STACK }),
     'input',
   ],
   [
@@ -152,7 +157,7 @@ const rows: Array<[string, Observation, Expect]> = [
   ],
   [
     'the hook was removed mid-command: the depth says prompt',
-    observe(lineEditor, {}, { commandRunning: true, promptStack: PROMPT_STACK }),
+    observe(lineEditor, { waitSeenMs: 150 }, { commandRunning: true, promptStack: PROMPT_STACK }),
     'prompt/kernel',
   ],
   ["bash's read builtin blocks in read()", observe({ ...lineEditor, inputCall: 'read', inputStack: '0x7ffc9293eb40' }), 'input'],

@@ -619,7 +619,7 @@ describe('class 4: no false waits', () => {
     requirePrograms('tmux', 'script');
     // Both read their input raw: a kill would hit the relay itself (tmux's client ignores SIGINT), while
     // a person's Ctrl-C goes through to the terminal inside.
-    assert.equal((await send('tmux -L shared-terminal-relay-int -f /dev/null new-session')).waitReason, 'stdin_read');
+    assert.equal((await send(`tmux -L shared-terminal-relay-${process.pid} -f /dev/null new-session`)).waitReason, 'stdin_read');
     try {
       const late = await send('sleep 100', true, 1500);
       assert.equal(late.waitReason, 'timeout', JSON.stringify(late));
@@ -633,7 +633,7 @@ describe('class 4: no false waits', () => {
       assert.equal((await send('exit()')).inputWait?.command, 'bash');
     } finally {
       await send('exit');
-      execFileSync('bash', ['-c', 'tmux -L shared-terminal-relay-int kill-server 2>/dev/null || true']);
+      execFileSync('bash', ['-c', `tmux -L shared-terminal-relay-${process.pid} kill-server 2>/dev/null || true`]);
     }
     assert.equal((await send('script -q /dev/null')).inputWait?.relay, 'script');
     const late = await send('sleep 100', true, 1500);

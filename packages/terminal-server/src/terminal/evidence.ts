@@ -245,6 +245,10 @@ function unmarkedPrompt(o: Observation, wait: WaitFacts): Verdict {
   // Without a mark, only output after the write shows bash read the line (it echoes what it reads).
   if (!o.marks.lineSubmitted || !tookInput(o)) return undecided();
   if (o.quietMs < UNMARKED_PROMPT_QUIET_MS) return undecided(UNMARKED_PROMPT_QUIET_MS - o.quietMs);
+  // The quiet may be older than the sleep: bash woke from a long wait (`read -t`), printed its output and
+  // its prompt, marks and all, and slept again before this process read any of it (a loaded machine reads
+  // late). Only a sleep that has itself lasted that long vouches for the quiet.
+  if (o.waitSeenMs < UNMARKED_PROMPT_QUIET_MS) return undecided(UNMARKED_PROMPT_QUIET_MS - o.waitSeenMs + 1);
   // Quiet that long, any mark bash wrote before it slept has been read: none came, so no prompt was drawn.
   if (o.marks.continuing) return { kind: 'input', wait };
   return { kind: 'prompt', evidence: 'kernel' };
