@@ -62,10 +62,10 @@ export function scrubEnvironment(base: NodeJS.ProcessEnv): Record<string, string
  * the prompt.
  *
  * Every run of the hook prints the exit-status mark, and the last one before the prompt counts. It prints it
- * first: assigning a read-only PS1 or PS0 (`readonly PS1`) would abort the function, and a prompt the hook
- * cannot mark is still found from the kernel, but only this mark carries the status. So it leaves a
- * read-only prompt alone. bash
- * gives each element of PROMPT_COMMAND the command's own `$?`, but not a hook that runs after other code
+ * first and leaves a read-only PS1 or PS0 alone: assigning one (`readonly PS1`) would abort the function,
+ * and while a prompt the hook cannot mark is still found from the kernel, only this mark carries the status.
+ *
+ * bash gives each element of PROMPT_COMMAND the command's own `$?`, but not a hook that runs after other code
  * in the same element: `PROMPT_COMMAND="mine;$PROMPT_COMMAND"` (starship, direnv) puts slot 0's copy
  * behind `mine`, whose status it would report. The copy in a slot of its own runs later and says the truth.
  *

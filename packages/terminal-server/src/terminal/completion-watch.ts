@@ -195,10 +195,10 @@ export class CompletionWatch {
   private imageChanged = false;
   /** The image the restore was tried in (once per image), and the operation it was typed in. */
   private restoreTried: { image: string; dispatch: number } | undefined;
-  /** The reader seen at the last look, in which wait (the same call, timeout or none, and depth: bash's
-   *  `read -t` and its line editor are both a select), and since when it has been seen in it. */
-  private seenWait:
-    { pid: number | undefined; call: string | undefined; timed: boolean | undefined; stack: string | undefined; since: number } | undefined;
+  /** The reader seen at the last look, in which wait (the same call at the same depth: bash's `read -t` and
+   *  its line editor are both a select; an event loop's timeout may change between its waits), and since
+   *  when it has been seen in it. */
+  private seenWait: { pid: number | undefined; call: string | undefined; stack: string | undefined; since: number } | undefined;
   /** The last sample of the reader's siblings and their group (kept across writes: the first look after
    *  one compares with it), and when they were last seen working since the last write. */
   private siblings: (SiblingSample & { processGroupId: number }) | undefined;
@@ -682,8 +682,8 @@ export class CompletionWatch {
       return 0;
     }
     const seen = this.seenWait;
-    const wait = { pid: info.inputProcessId, call: info.inputCall, timed: info.inputTimed, stack: info.inputStack };
-    if (seen && seen.pid === wait.pid && seen.call === wait.call && seen.timed === wait.timed && seen.stack === wait.stack) {
+    const wait = { pid: info.inputProcessId, call: info.inputCall, stack: info.inputStack };
+    if (seen && seen.pid === wait.pid && seen.call === wait.call && seen.stack === wait.stack) {
       return now - seen.since;
     }
     this.seenWait = { ...wait, since: now };
