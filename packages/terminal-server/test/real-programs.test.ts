@@ -293,19 +293,41 @@ describe("the shell's own stdout or stderr sent elsewhere", () => {
     // Once python3 has started, the relay passes output on.
     await send('echo relay-$((40 + 2))', true, 5000);
     await waitFor(async () => /relay-42/.test((await runRead(hub().hub, 'redirected', {})).viewport), 'the relay started');
+    // The prompt bash drew before that output came is not output: the screen shows `dir# piped-1`.
     for (let i = 1; i <= 3; i++) {
       const r = await send(`echo piped-${i}; (exit ${i})`, true, 5000);
       assert.equal(r.exitCode, i, JSON.stringify(r));
-      assert.match(r.output, new RegExp(`piped-${i}$`, 'm'));
+      assert.equal(r.output, `echo piped-${i}; (exit ${i})\npiped-${i}`);
     }
+    assert.equal((await send("printf 'no newline'", true, 5000)).output, "printf 'no newline'\nno newline");
+    await send("PS1='\\n[two rows]\\n> '", true, 5000);
+    const twoRows = await send('seq 2', true, 5000);
+    assert.equal(twoRows.output, 'seq 2\n1\n2', JSON.stringify(twoRows));
     const plain = await send('echo last', true, 5000);
     assert.equal(plain.exitCode, 0, JSON.stringify(plain));
-    // stdout to a file: no status comes, and the prompt is reported without one.
-    await send('exec >/dev/null', true, 5000);
-    const unseen = await send('echo unseen; false', true, 5000);
-    assert.equal(unseen.waitReason, 'prompt');
-    assert.equal(unseen.exitCode, undefined);
-    assert.equal((await send('exec >/dev/tty; echo back')).output, 'exec >/dev/tty; echo back\nback');
+    const plainStatus = await send('(exit 4)', true, 5000);
+    assert.equal(plainStatus.exitCode, 4, JSON.stringify(plainStatus));
+  });
+
+  it('stdout to a file or /dev/null: the status still comes, and the file gets no mark', async () => {
+    const log = `/tmp/st-stdout-${process.pid}.log`;
+    try {
+      await send(`exec >${log}`, true, 5000);
+      const unseen = await send('echo unseen; false', true, 5000);
+      assert.equal(unseen.waitReason, 'prompt');
+      assert.equal(unseen.exitCode, 1, JSON.stringify(unseen));
+      assert.equal(unseen.output, 'echo unseen; false');
+      assert.equal((await send('(exit 3)', true, 5000)).exitCode, 3);
+      await send('exec >/dev/null 2>&1', true, 5000);
+      // Neither stdout nor stderr is the terminal: no prompt is drawn, the kernel finds it, the status comes.
+      const both = await send('ls /no-such-path', true, 5000);
+      assert.equal(both.waitReason, 'prompt', JSON.stringify(both));
+      assert.equal(both.exitCode, 2, JSON.stringify(both));
+      assert.equal((await send('exec >/dev/tty 2>&1; echo back')).output, 'back');
+      assert.equal(readFileSync(log, 'utf8'), 'unseen\n');
+    } finally {
+      rmSync(log, { force: true });
+    }
   });
 });
 

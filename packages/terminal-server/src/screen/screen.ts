@@ -69,9 +69,12 @@ export interface ScreenPosition {
 }
 
 /** Where an operation's output ends: where its prompt began. `covered`: that row as the command left it,
- *  when the prompt was drawn over text the command left at or after that place. */
+ *  when the prompt was drawn over text the command left at or after that place. `skip`: a prompt drawn
+ *  inside the output, from its start to its end (the command's last output came after it, through a pipe
+ *  that ran late), which is not output. */
 export interface OutputEnd extends ScreenPosition {
   covered?: string;
+  skip?: { from: ScreenPosition; to: ScreenPosition };
 }
 
 export interface Cursor {
@@ -632,18 +635,33 @@ export class Screen {
     const evicted = from.row < first;
     const start = Math.max(from.row, first);
     const stop = end ? Math.min(end.line + 1, this.trimmed + normal.length) : this.trimmed + normal.length;
+    const skip = end?.skip && this.skippedSpan(end.skip, from.row);
     const lines: string[] = [];
     for (let row = start; row < stop; row++) {
       const r = this.rowAt(row);
       if (!r) continue;
       // Text after the end (the prompt itself) is not the operation's output; a row is padded to its
       // width only when the end lies past its text.
-      const cut = end && row === end.line ? this.endRowText(capture, end, r.text, endIndex) : r.text;
+      let cut = end && row === end.line ? this.endRowText(capture, end, r.text, endIndex) : r.text;
+      let joined = r.wrapped;
+      if (skip && row >= skip.from.line && row <= skip.to.line) {
+        // What came after the skipped prompt continues the line it began on.
+        cut = (row === skip.from.line ? cut.slice(0, skip.fromIndex) : '') + (row === skip.to.line ? cut.slice(skip.toIndex) : '');
+        joined ||= row > skip.from.line;
+      }
       const text = row === from.row ? cut.slice(from.index) : cut;
-      if (r.wrapped && lines.length > 0) lines[lines.length - 1] += text;
+      if (joined && lines.length > 0) lines[lines.length - 1] += text;
       else lines.push(text);
     }
     return { lines: trimTrailingEmpty(lines), evicted };
+  }
+
+  /** A skipped span of the normal screen with its columns as places in its rows' text; undefined where it
+   *  is not below the output's first row (then it is not inside the output). */
+  private skippedSpan(span: NonNullable<OutputEnd['skip']>, firstRow: number) {
+    const { from, to } = span;
+    if (from.alternate || to.alternate || from.line <= firstRow || to.line < from.line) return undefined;
+    return { from, to, fromIndex: this.columnIndex(from.line, from.x), toIndex: this.columnIndex(to.line, to.x) };
   }
 
   /** The row where output ends, up to its end; or, where the prompt was drawn over text the command wrote

@@ -64,6 +64,9 @@ export function scrubEnvironment(base: NodeJS.ProcessEnv): Record<string, string
  * Every run of the hook prints the exit-status mark, and the last one before the prompt counts. It prints it
  * first and leaves a read-only PS1 or PS0 alone: assigning one (`readonly PS1`) would abort the function,
  * and while a prompt the hook cannot mark is still found from the kernel, only this mark carries the status.
+ * It goes to stdout while that is the terminal or a pipe: `exec > >(tee log)` then carries it behind the
+ * command's own output, so what the pipe delivers late is still the command's. Where stdout is a file or
+ * /dev/null (`exec >log`) it goes to /dev/tty instead: the file would swallow the status and keep the nonce.
  *
  * bash gives each element of PROMPT_COMMAND the command's own `$?`, but not a hook that runs after other code
  * in the same element: `PROMPT_COMMAND="mine;$PROMPT_COMMAND"` (starship, direnv) puts slot 0's copy
@@ -80,8 +83,10 @@ function hookCode(): string[] {
     "__st_b='\\[\\e]633;B;${__st_n};\\#${__st_e[${PROMPT_COMMAND[99]:=__st_p}]}\\a\\]'",
     "__st_c='\\e]633;C;${__st_n}${__st_e[${PROMPT_COMMAND[99]:=__st_p}]}\\a'",
     "__st_a='\\[\\e]633;A;${__st_n}\\a\\]'",
-    'builtin readonly __st_n __st_a __st_b __st_c __st_p',
-    '__st_p() { local __st_s=$?; builtin printf \'\\033]633;D;%s;%s\\007\' "$__st_n" "$__st_s"; ' +
+    "__st_d='\\033]633;D;%s;%s\\007'",
+    'builtin readonly __st_n __st_a __st_b __st_c __st_d __st_p',
+    '__st_p() { local __st_s=$?; if [[ -t 1 || -p /dev/stdout ]]; then builtin printf "$__st_d" "$__st_n" "$__st_s"; ' +
+      'else builtin printf "$__st_d" "$__st_n" "$__st_s" >/dev/tty; fi; ' +
       'if [[ ! -v PS1 || ${PS1@a} != *r* ]]; then ' +
       '[[ ${PS1-} == "$__st_a"* ]] || { PS1=${PS1-}; PS1=$__st_a${PS1//"$__st_a"/}; }; ' +
       '[[ ${PS1-} == *"$__st_b"* ]] || PS1+=$__st_b; fi; ' +

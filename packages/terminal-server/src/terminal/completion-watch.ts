@@ -181,6 +181,11 @@ export class CompletionWatch {
    *  put back to edit (`histverify`, a failed history expansion), a redraw (Ctrl-L), a completion list.
    *  What bash drew after it is its line (see lineHeld). */
   private redrawn = false;
+  /** The last counted prompt, from its start to its end, when its command line had no status yet
+   *  (statusMissing): a late status mark then follows the command's last output, drawn after it. */
+  private promptBeforeStatus: { from: ScreenPosition; to: ScreenPosition } | undefined;
+  /** That prompt, once the late status mark came: it stands inside the output, and is no part of it. */
+  private skippedPrompt: { from: ScreenPosition; to: ScreenPosition } | undefined;
   /** Where the last prompt mark (counted, or a redraw) left the cursor: where the line at that prompt begins. */
   private promptEnd: ScreenPosition | undefined;
   /** The last prompt reported, as drawn on its row (PS1 rendered), and the columns it takes. */
@@ -249,6 +254,9 @@ export class CompletionWatch {
       // (`exec 2>file` sends readline's drawing there, and only stdout's marks reach the terminal).
       this.lastOutputAt = performance.now();
       this.lastStatus = { status: marker.status, dispatch };
+      // The hook marks the status once for each of its slots; the first after that prompt tells.
+      if (this.statusMissing) this.skippedPrompt = this.promptBeforeStatus;
+      this.promptBeforeStatus = undefined;
       this.freshStatus = true;
       this.statusAwaited = false;
       this.statusMissing = false;
@@ -261,6 +269,8 @@ export class CompletionWatch {
       return;
     }
     if (marker.kind === 'C') {
+      this.skippedPrompt = undefined;
+      this.promptBeforeStatus = undefined;
       this.commandRunning = true;
       this.statusAwaited = true;
       this.promptMark = undefined;
@@ -290,6 +300,9 @@ export class CompletionWatch {
     this.promptMark = { dispatch, cursor };
     this.countedPromptDispatch = dispatch;
     this.promptEnd = cursor.alternate ? undefined : { line: cursor.line, x: cursor.x };
+    this.skippedPrompt = undefined;
+    const drawnFrom = begins && here && atOrBefore(begins, here) ? begins : this.promptStart;
+    this.promptBeforeStatus = this.statusMissing && drawnFrom && this.promptEnd ? { from: drawnFrom, to: this.promptEnd } : undefined;
     this.promptSeen = { dispatch };
     this.promptLooks = 0;
   }
@@ -611,10 +624,12 @@ export class CompletionWatch {
     const restored = this.restoreTried?.dispatch === dispatch;
     const exitCode = status && status.dispatch === dispatch && !restored ? status.status : undefined;
     const covered = this.statusRow && start && samePosition(start, this.statusRow.at) ? this.statusRow.text : undefined;
+    const skip = this.skippedPrompt && start && atOrBefore(this.skippedPrompt.to, start) ? this.skippedPrompt : undefined;
     observer.prompt(dispatch, {
       exitCode,
       evidence: restored ? 'kernel' : evidence,
-      start: start && covered !== undefined ? { ...start, covered } : start,
+      start:
+        start && (covered !== undefined || skip) ? { ...start, ...(covered !== undefined && { covered }), ...(skip && { skip }) } : start,
     });
   }
 

@@ -54,7 +54,7 @@ export interface ShellMarks {
   /** The counted prompt mark (`prompt`) ended a command line that started (its PS0 mark) with no
    *  exit-status mark between: the hook's mark goes to stdout and the prompt to stderr, so with stdout
    *  sent through a pipe (`exec > >(tee log)`) the command's last output and its status come after the
-   *  prompt, and with stdout sent to a file they never come. */
+   *  prompt (with stdout sent to a file the hook writes its mark to /dev/tty). */
   statusMissing: boolean;
   /** Where bash's stack stood when it waited at a prompt that counted, in this program image: its
    *  top-level line editor always waits at that depth, `read -e` deeper. */
