@@ -7,10 +7,12 @@
  *
  * It has a room of its own because its state (marks, looks, poll timers) is apart from the screen's; the
  * generation feeds it (marks at the point the screen parsed them, writes, output) and lends it the serial
- * screen chain (`atBoundary`) and the observer, so a mark still counts where the screen parsed it.
+ * screen chain (`atBoundary`) and the observer, so a mark still counts where the screen parsed it. Where
+ * the marks put the prompt on the screen, and so where the output ends, is prompt-places.ts's.
  */
 import type { ForegroundInfo, PtyHandle } from '../pty/contract.ts';
 import type { OutputEnd, Screen, ScreenPosition } from '../screen/screen.ts';
+import { PromptPlaces } from './prompt-places.ts';
 import type { ShellMarker } from '../shell/integration.ts';
 import { prepareRestore, runsBash } from '../shell/restore.ts';
 import { type InputVerdict, type ThroughOutputHost, WaitThroughOutput } from './wait-through-output.ts';
@@ -94,33 +96,6 @@ function lastLineEnd(data: string): number {
   return Math.max(data.lastIndexOf('\r'), data.lastIndexOf('\n'), data.lastIndexOf('\x03'));
 }
 
-/** Two positions on the same screen, whose lines compare: both on the normal one, or on one count of
- *  the alternate one. */
-function samePlace(a: ScreenPosition, b: ScreenPosition): boolean {
-  return a.alternate?.entry === b.alternate?.entry && a.alternate?.epoch === b.alternate?.epoch;
-}
-
-/** `a` and `b` are one place. */
-function samePosition(a: ScreenPosition, b: ScreenPosition): boolean {
-  return samePlace(a, b) && a.line === b.line && a.x === b.x;
-}
-
-/** `a` is at `b` or before it, on the same screen. */
-function atOrBefore(a: ScreenPosition | undefined, b: ScreenPosition): boolean {
-  return a !== undefined && samePlace(a, b) && (a.line < b.line || (a.line === b.line && a.x <= b.x));
-}
-
-/**
- * Where a prompt whose start mark (A) stands at `begins` opens: readline draws its mode string
- * (`show-mode-in-prompt`: `(ins)`, `@`) in front of PS1 on the same row, after the status mark, so what
- * stands on that row after the status mark (`status`) belongs to the prompt. Job notices, also printed
- * between the two, end with their own line feed and stay above.
- */
-function promptOpening(status: ScreenPosition, begins: ScreenPosition): ScreenPosition {
-  const rowStart = { ...begins, x: 0 };
-  return atOrBefore(rowStart, status) ? status : rowStart;
-}
-
 /** bash itself, in front, asleep reading the terminal: at its prompt, in its line editor, or in a `read`. */
 function isShellReading(info: ForegroundInfo, shellPid: number): boolean {
   return info.inputWaiting && (info.inputProcessId ?? shellPid) === shellPid && info.processGroupId === shellPid;
@@ -151,14 +126,8 @@ export class CompletionWatch {
   private promptSeen: { dispatch: number } | undefined;
   private lastAfterMarkLook = 0;
   private readonly throughOutput: WaitThroughOutput;
-  /** Where the current prompt began: at its start mark (A), else its exit-status mark, else at its prompt
-   *  mark's line. */
-  private promptStart: ScreenPosition | undefined;
-  /** The status mark's row as the command left it, when text stood at or after the mark (`printf
-   *  'done\r'`): a prompt drawn from the mark covers it, and the output ends with that row whole. */
-  private statusRow: { at: ScreenPosition; text: string } | undefined;
-  /** Where PS1 began since the last exit-status mark (A): job notices bash printed before it are output. */
-  private promptBegins: ScreenPosition | undefined;
+  /** Where the prompt and the line typed at it stand on the screen. */
+  private readonly places: PromptPlaces;
   /** The command number of the last prompt mark that counted (a replay repeats it). */
   private countedCommand = -1;
   /** An exit-status mark came after the last prompt mark that counted (an empty line keeps the number). */
@@ -181,15 +150,6 @@ export class CompletionWatch {
    *  put back to edit (`histverify`, a failed history expansion), a redraw (Ctrl-L), a completion list.
    *  What bash drew after it is its line (see lineHeld). */
   private redrawn = false;
-  /** The last counted prompt, from its start to its end, when its command line had no status yet
-   *  (statusMissing): a late status mark then follows the command's last output, drawn after it. */
-  private promptBeforeStatus: { from: ScreenPosition; to: ScreenPosition } | undefined;
-  /** That prompt, once the late status mark came: it stands inside the output, and is no part of it. */
-  private skippedPrompt: { from: ScreenPosition; to: ScreenPosition } | undefined;
-  /** Where the last prompt mark (counted, or a redraw) left the cursor: where the line at that prompt begins. */
-  private promptEnd: ScreenPosition | undefined;
-  /** The last prompt reported, as drawn on its row (PS1 rendered), and the columns it takes. */
-  private lastPrompt: { text: string; columns: number } | undefined;
   /** The stack depth of bash's line editor at a prompt reported in this program image (see evidence.ts). */
   private promptStack: string | undefined;
   /** The shell's program image when last seen reading: a new one means it exec'd. */
@@ -226,6 +186,7 @@ export class CompletionWatch {
 
   constructor(host: WatchHost) {
     this.host = host;
+    this.places = new PromptPlaces(host.screen);
     this.typedAhead = new TypedAheadLedger(() => host.handle.bytesRead?.());
     this.throughOutput = new WaitThroughOutput(host, (info) => this.throughOutputVerdict(info));
   }
@@ -241,8 +202,7 @@ export class CompletionWatch {
   /** A shell mark, called where the screen has parsed exactly the text before it (`drawn`: some was). */
   mark(marker: ShellMarker, dispatch: number, drawn: boolean): void {
     if (marker.kind === 'A') {
-      // Only a place: the prompt mark that follows decides what it was (a new prompt, or a redraw).
-      this.promptBegins = this.host.screen.position();
+      this.places.startMark();
       return;
     }
     if (drawn) this.promptMark = undefined;
@@ -254,35 +214,26 @@ export class CompletionWatch {
       // (`exec 2>file` sends readline's drawing there, and only stdout's marks reach the terminal).
       this.lastOutputAt = performance.now();
       this.lastStatus = { status: marker.status, dispatch };
-      // The hook marks the status once for each of its slots; the first after that prompt tells.
-      if (this.statusMissing) this.skippedPrompt = this.promptBeforeStatus;
-      this.promptBeforeStatus = undefined;
+      this.places.statusMark(this.statusMissing);
       this.freshStatus = true;
       this.statusAwaited = false;
       this.statusMissing = false;
       this.promptMark = undefined;
       this.promptSeen = undefined;
-      this.promptStart = this.host.screen.position();
-      const covered = this.promptStart && this.host.screen.rowUnderCursor();
-      this.statusRow = this.promptStart && covered !== undefined ? { at: this.promptStart, text: covered } : undefined;
-      this.promptBegins = undefined;
       return;
     }
     if (marker.kind === 'C') {
-      this.skippedPrompt = undefined;
-      this.promptBeforeStatus = undefined;
+      this.places.commandStarted();
       this.commandRunning = true;
       this.statusAwaited = true;
       this.promptMark = undefined;
       this.promptSeen = undefined;
       return;
     }
-    const begins = this.promptBegins;
-    this.promptBegins = undefined;
     // A prompt mark counts once: a new command number, or the first after a fresh exit-status mark.
     if (marker.command <= this.countedCommand && !this.freshStatus) {
       this.redrawn = !cursor.alternate;
-      if (this.redrawn) this.promptEnd = { line: cursor.line, x: cursor.x };
+      this.places.redrawn(cursor);
       return;
     }
     this.redrawn = false;
@@ -291,18 +242,9 @@ export class CompletionWatch {
     this.statusAwaited = false;
     this.freshStatus = false;
     this.commandRunning = false;
-    const here = this.host.screen.position();
-    // The prompt began at its start mark when that stands between the status mark and the prompt mark.
-    const status = this.promptStart;
-    const start =
-      status && begins && here && atOrBefore(status, begins) && atOrBefore(begins, here) ? promptOpening(status, begins) : status;
-    this.promptStart = here && (!start || !samePlace(start, here) || start.line > here.line) ? { ...here, x: 0 } : start;
+    this.places.counted(cursor, this.statusMissing);
     this.promptMark = { dispatch, cursor };
     this.countedPromptDispatch = dispatch;
-    this.promptEnd = cursor.alternate ? undefined : { line: cursor.line, x: cursor.x };
-    this.skippedPrompt = undefined;
-    const drawnFrom = begins && here && atOrBefore(begins, here) ? begins : this.promptStart;
-    this.promptBeforeStatus = this.statusMissing && drawnFrom && this.promptEnd ? { from: drawnFrom, to: this.promptEnd } : undefined;
     this.promptSeen = { dispatch };
     this.promptLooks = 0;
   }
@@ -320,8 +262,7 @@ export class CompletionWatch {
     this.promptMark = undefined;
     this.promptSeen = undefined;
     this.throughOutput.forget();
-    this.promptStart = undefined;
-    this.statusRow = undefined;
+    this.places.written();
     this.seenWait = undefined;
     this.siblingsWorkedAt = undefined;
     // Enter submits a line; Ctrl-C at the prompt drops it and bash draws the prompt again.
@@ -358,7 +299,7 @@ export class CompletionWatch {
 
   /** Where the line bash holds unsubmitted begins (the end of the prompt it was typed at), if one is open. */
   openLineStart(): ScreenPosition | undefined {
-    return this.lineHeld() ? this.promptEnd : undefined;
+    return this.lineHeld() ? this.places.end : undefined;
   }
 
   /**
@@ -370,7 +311,7 @@ export class CompletionWatch {
   private lineHeld(): boolean {
     if (this.lineOpen) return !this.lineErased();
     if (!this.redrawn) return false;
-    return (this.host.screen.lineTextFrom(this.promptEnd)?.trim() ?? '') !== '';
+    return (this.host.screen.lineTextFrom(this.places.end)?.trim() ?? '') !== '';
   }
 
   /**
@@ -379,7 +320,7 @@ export class CompletionWatch {
    * ended, so nothing waits to be run. Not while a person holds the terminal (they are typing).
    */
   private lineErased(): boolean {
-    const end = this.promptEnd;
+    const end = this.places.end;
     if (!this.lineOpen || !end || !this.host.observer()?.engineMayType()) return false;
     const { screen } = this.host;
     const cursor = screen.absoluteCursor();
@@ -592,7 +533,6 @@ export class CompletionWatch {
     evidence: 'marker' | 'kernel',
     info: ForegroundInfo | undefined,
   ): void {
-    const { screen } = this.host;
     if (info?.inputStack !== undefined && isLineEditor(info, this.host.pid)) this.promptStack = info.inputStack;
     // A prompt is reported with nothing typed on its line (its mark's cursor stands, or lineOpen was false),
     // unless a newer write overtook the report (a check begun before it, ending after): that write's line,
@@ -607,30 +547,10 @@ export class CompletionWatch {
     if (evidence === 'kernel') this.marksInImage = false;
     // A signal that hit the prompt of a command line already over: that command's status is the one.
     const status = this.statusBeforeSignal?.dispatch === dispatch ? this.statusBeforeSignal : this.lastStatus;
-    let start = this.promptStart;
-    const cursor = screen.absoluteCursor();
-    const drawn = cursor.alternate ? undefined : screen.cursorRowText();
-    if (!start && evidence === 'kernel' && drawn !== undefined) {
-      // No mark says where the prompt began. A prompt drawn like the last one (a fixed PS1) starts where
-      // that text starts, after any output without a final newline; otherwise at the row's start.
-      const known = this.lastPrompt;
-      start = { line: cursor.line, x: known && drawn.endsWith(known.text) ? Math.max(0, cursor.x - known.columns) : 0 };
-    }
-    if (start && drawn !== undefined && start.line === cursor.line) {
-      const text = screen.cursorRowText(start.x);
-      this.lastPrompt = text ? { text, columns: cursor.x - start.x } : undefined;
-    }
     // The first prompt after a restore follows the restore line, whose status says nothing of the command.
     const restored = this.restoreTried?.dispatch === dispatch;
     const exitCode = status && status.dispatch === dispatch && !restored ? status.status : undefined;
-    const covered = this.statusRow && start && samePosition(start, this.statusRow.at) ? this.statusRow.text : undefined;
-    const skip = this.skippedPrompt && start && atOrBefore(this.skippedPrompt.to, start) ? this.skippedPrompt : undefined;
-    observer.prompt(dispatch, {
-      exitCode,
-      evidence: restored ? 'kernel' : evidence,
-      start:
-        start && (covered !== undefined || skip) ? { ...start, ...(covered !== undefined && { covered }), ...(skip && { skip }) } : start,
-    });
+    observer.prompt(dispatch, { exitCode, evidence: restored ? 'kernel' : evidence, start: this.places.outputEnd(evidence) });
   }
 
   /**
