@@ -195,6 +195,18 @@ describe('engine: commands at the prompt', () => {
     assert.match(r.output, /\nprogress 100%$/);
     assert.doesNotMatch(r.output, /progress {2}10%/);
   });
+
+  it('a shell that stops itself (suspend, kill -STOP $$) is continued, with its state kept', async () => {
+    // No job control above the terminal's shell would continue it: the terminal would stay frozen and
+    // the queue blocked until a reset threw away the directory and the variables below.
+    await send(`cd ${t.dir} && STOPPED_VALUE=kept`);
+    const suspended = await runSend(t.hub, 'shell', { text: 'suspend', timeoutMs: 4000 });
+    assert.equal(suspended.waitReason, 'prompt', JSON.stringify(suspended));
+    assert.equal(suspended.exitCode, 0);
+    const stopped = await runSend(t.hub, 'shell', { text: 'kill -STOP $$; echo "$STOPPED_VALUE $PWD"', timeoutMs: 4000 });
+    assert.equal(stopped.waitReason, 'prompt', JSON.stringify(stopped));
+    assert.equal(stopped.output, `kill -STOP $$; echo "$STOPPED_VALUE $PWD"\nkept ${t.dir}`);
+  });
 });
 
 describe('engine: the environment names the shell that runs', () => {

@@ -21,6 +21,8 @@
  * - before an interrupt is typed, the input its program has not read is dropped through the terminal's
  *   slave side, as a Ctrl-C drops it (the engine's pty/unread-input.ts); otherwise a full input buffer
  *   would hold the character back.
+ * - a shell that stopped itself (`suspend`) is continued, as the engine's own handle does: no job control
+ *   above it would.
  * rc.8's handle has no resize.
  */
 import { promises as fs } from 'node:fs';
@@ -119,6 +121,16 @@ class DshPtyHandle implements PtyHandle {
       return await this.handle.signalForeground(signal);
     } catch (error) {
       throw new ForegroundSignalError(message(error));
+    }
+  }
+
+  /** The shell stopped itself (`suspend`): DSH's runtime runs no job control above it, so nothing else would
+   *  continue it. The pid is the one the inspector reads, on this machine. */
+  continueShell(): void {
+    try {
+      process.kill(this.pid, 'SIGCONT');
+    } catch {
+      // gone meanwhile: its exit ends the terminal
     }
   }
 

@@ -98,6 +98,9 @@ export interface ForegroundInfo {
   /** Linux: the reader relays input to a terminal of its own (script, tmux, screen, ssh): the foreground
    *  inside it, or 'unknown' when that terminal cannot be seen from here (ssh to another machine). */
   inner?: InnerTerminal | 'unknown';
+  /** Linux: the shell itself is stopped (`suspend`, `kill -STOP $$`). Nothing above it in this terminal
+   *  can continue it (see PtyHandle.continueShell); the rest of the look is left out. */
+  shellStopped?: boolean;
 }
 
 /** The foreground of a terminal inside the one we own. */
@@ -141,6 +144,9 @@ export interface PtyHandle {
   discardUnreadInput?(): Promise<void>;
   /** Ends the whole process tree (polite signals, then SIGKILL after graceMs) and resolves when it is gone. */
   terminate(): Promise<void>;
+  /** Sends SIGCONT to the shell, which stopped itself (`shellStopped`). Absent: a stopped shell stays
+   *  stopped, and the operation ends by its deadline. */
+  continueShell?(): void;
 }
 
 export interface PtyProvider {

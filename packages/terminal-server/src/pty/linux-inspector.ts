@@ -134,6 +134,8 @@ export class LinuxInspector {
     if (!shell || shell.state === 'Z') return undefined;
     const pgid = shell.tpgid;
     if (!(pgid > 0)) return undefined;
+    // A shell stopped by a signal: whatever runs in front, the terminal is frozen once that ends.
+    if (shell.state === 'T') return { processGroupId: pgid, inputWaiting: false, shellStopped: true };
     if (options.readers === false) {
       // Who is in front, and what its leader runs (the shell's fork before its exec still says bash).
       const command = pgid === this.shellPid ? shell.comm : readProcStatSync(pgid)?.comm;

@@ -106,6 +106,15 @@ class NodePtyHandle implements PtyHandle {
     return this.inspector;
   }
 
+  continueShell(): void {
+    if (this.exited) return;
+    try {
+      process.kill(this.pid, 'SIGCONT');
+    } catch {
+      // gone meanwhile: its exit ends the terminal
+    }
+  }
+
   /** Signal the foreground process group as it is at the moment of the kill (see signal-front.ts). */
   signalForeground(signal: ForegroundSignal): Promise<number> {
     return signalFront(

@@ -723,6 +723,13 @@ export class CompletionWatch {
       // takes them, without a new spawn when the reader slept in between.
       const info = await handle.inspectForeground({ terminalFlags: 'ahead' }).catch(() => undefined);
       this.noteImage(info);
+      if (info?.shellStopped && handle.continueShell) {
+        // Nothing above the shell can continue it (no parent shell runs `fg`): the terminal would stay
+        // frozen, and the queue blocked until a reset threw the shell's state away.
+        handle.continueShell();
+        phase.nextDelayMs = QUIET_CHECK_MS;
+        return;
+      }
       const verdict = this.observe(info);
       if (verdict.kind === 'undecided') {
         if (verdict.retryMs !== undefined) phase.nextDelayMs = Math.max(1, Math.min(this.host.pollIntervalMs, verdict.retryMs));
