@@ -62,6 +62,8 @@ export interface Messages {
 const enNotices = {
   busy: 'Take over input before answering this operation.',
   'input-limit': 'Input limit reached for this interaction. Press Interrupt input to get the prompt back.',
+  'line-too-long':
+    'Nothing was sent: the program reads line by line, and the kernel keeps at most 4095 bytes of a line. Paste the text in shorter lines, or save it to a file first.',
   'lease-closed': 'The program already finished; that input was not sent.',
   'takeover-unavailable': 'Take over is no longer available: the operation already finished.',
   'stale-generation': 'The terminal was reset; that action was meant for the old shell.',
@@ -159,6 +161,7 @@ const en: Messages = {
 const zhNotices = {
   busy: '请先点击接手输入，再回答此操作。',
   'input-limit': '本轮输入已达上限。请点击中断输入以恢复提示符。',
+  'line-too-long': '未发送：前台程序按行读取，内核每行最多保留 4095 字节。请分成较短的行粘贴，或先保存到文件。',
   'lease-closed': '程序已经结束，该输入未发送。',
   'takeover-unavailable': '无法接手：该操作已经结束。',
   'stale-generation': '终端已重置，该操作针对的是旧 shell。',

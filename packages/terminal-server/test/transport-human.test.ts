@@ -5,7 +5,7 @@
  * Terminal with confirmation.
  */
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { type HumanSettled, runSend } from '../src/index.ts';
@@ -187,5 +187,39 @@ describe('transport human input', () => {
     await controller.waitClosed();
     assert.equal(controller.close?.code, 4001);
     assert.equal(h.hub.get('reset-exited')!.generation!.generation, 2, 'a new generation');
+  });
+});
+
+describe('transport human input: a line too long for a line-by-line reader', () => {
+  test("a person's paste of a line over 4095 bytes into cat is refused whole, with a notice; short lines go", async () => {
+    // The kernel keeps at most 4095 bytes of a canonical line and drops the rest as it arrives, still
+    // echoing it: the person would see the whole paste, and the file would hold its first 4095 bytes.
+    // The default maxInputBytes: the describe above caps input at 64 bytes.
+    const h = await startHarness();
+    try {
+      const file = join(h.cwd, 'pasted.txt');
+      const view = await h.connect('paste');
+      await view.waitFor(() => view.status !== undefined, 'status');
+      const started = await runSend(h.hub, 'paste', { text: `cat > ${file}` });
+      assert.equal(started.waitReason, 'stdin_read');
+      const long = `${'a'.repeat(5000)}\r`;
+      let count = view.notices.length;
+      view.type(long);
+      await view.waitFor(() => view.notices.length > count, 'a notice for the first paste');
+      assert.equal(view.notices.at(-1)?.code, 'line-too-long');
+      assert.match(view.notices.at(-1)!.message, /5000 bytes.*4095 bytes/);
+      view.type('short\r');
+      await view.waitFor(() => view.lease?.state === 'granted', 'a lease for the short line');
+      count = view.notices.length;
+      view.type(long);
+      await view.waitFor(() => view.notices.length > count, 'a notice for the paste inside the lease');
+      assert.equal(view.notices.at(-1)?.code, 'line-too-long');
+      view.type('\x04');
+      await view.waitFor(() => view.lease?.state === 'revoked', 'cat to end at the prompt');
+      assert.equal(readFileSync(file, 'utf8'), 'short\n');
+      view.terminate();
+    } finally {
+      await h.close();
+    }
   });
 });

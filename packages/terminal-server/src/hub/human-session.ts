@@ -5,6 +5,7 @@
  */
 import { type HumanLease, type HumanOrigin, QUEUE_MESSAGES, QueueError, type WaitReason } from '../queue/operation.ts';
 import type { PromptFact, TerminalGeneration } from '../terminal/generation.ts';
+import { refusedLine } from '../terminal/canonical-line.ts';
 import { utf8Length } from '../utf8.ts';
 import { TerminalError } from '../errors.ts';
 
@@ -101,6 +102,10 @@ export function openHumanSession(
     input: async (text: string) => {
       if (lease.closed) throw new QueueError('lease-closed', QUEUE_MESSAGES.leaseClosed);
       checkHumanBytes(text, work.inputBytes, context.maxInputBytes);
+      // A pasted line longer than a line-by-line reader takes would lose its tail in the kernel unseen.
+      const target = context.target();
+      const overlong = target && (await refusedLine(text, () => target.readsCanonically()));
+      if (overlong) throw new TerminalError('line-too-long', overlong);
       work.inputBytes += utf8Length(text);
       await lease.input(async () => {
         const target = context.target();

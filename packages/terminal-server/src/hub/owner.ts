@@ -30,7 +30,7 @@ import { type Clock, systemClock } from '../time.ts';
 import type { CaptureHandle } from '../screen/capture.ts';
 import type { ScreenPage } from '../screen/screen.ts';
 import { utf8Length } from '../utf8.ts';
-import { overlongLine } from '../terminal/canonical-line.ts';
+import { refusedLine } from '../terminal/canonical-line.ts';
 import { literalTabs } from '../terminal/literal-tabs.ts';
 import {
   type GenerationObserver,
@@ -302,8 +302,8 @@ export class OwnerTerminal extends EventEmitter<OwnerEvents> {
       // Typing nothing waits for what runs; at an idle prompt nothing runs: say so at once.
       if (work.input === '' && (await generation.atPrompt())) return { settleNow: { waitReason: 'prompt' } };
       // A line too long for a canonical-mode reader would lose its tail in the kernel: type nothing.
-      const overlong = overlongLine(work.input);
-      if (overlong !== undefined && (await generation.readsCanonically())) throw new GrantRefused('line-too-long', overlong);
+      const overlong = await refusedLine(work.input, () => generation.readsCanonically());
+      if (overlong !== undefined) throw new GrantRefused('line-too-long', overlong);
       const typed = work.input.includes('\t') && (await generation.lineEditorInFront()) ? literalTabs(work.input) : work.input;
       await generation.write(typed);
       return;
@@ -431,6 +431,9 @@ export class OwnerTerminal extends EventEmitter<OwnerEvents> {
     checkHumanBytes(firstInput, 0, this.config.maxInputBytes);
     const generation = await this.ensure();
     if (generation.status.kind !== 'running') throw new QueueError('exited', QUEUE_MESSAGES.exited);
+    // A person's paste into a program reading line by line: as a model's send, refused whole (see tools).
+    const overlong = await refusedLine(firstInput, () => generation.readsCanonically());
+    if (overlong !== undefined) throw new TerminalError('line-too-long', overlong);
     // Who is in front before the first key lands: a program still waiting since the model's send returned
     // (stdin_read), or whatever the kernel says holds the terminal.
     const waiting = this.currentInputWait !== null;

@@ -32,7 +32,8 @@
  * - a mutating frame whose `generation` is not the socket's gets a `stale-generation` notice and is dropped;
  * - `begin` while the controller's own lease is open appends to that lease (keys typed before the grant);
  * - `input` without an open lease gets `lease-closed` and is dropped (never typed at a fresh prompt);
- * - input over `maxInputBytes` (per frame, or in total until the program reads it) gets `input-limit`.
+ * - input over `maxInputBytes` (per frame, or in total until the program reads it) gets `input-limit`;
+ *   input with a line over 4095 bytes while the program in front reads line by line gets `line-too-long`.
  *
  * Flow control: a view acks (`ack`) the highest output sequence (or snapshot sequence) its renderer has
  * parsed, and acks every snapshot once parsed (even one whose sequence it acked before). Once it has acked, the server keeps at most `FLOW_WINDOW_CHARS` characters unacknowledged in
@@ -94,6 +95,7 @@ export type RoleReason = 'granted' | 'resumed' | 'readonly-requested' | 'control
 export type NoticeCode =
   | 'busy' // typing while another operation holds the terminal: take over first
   | 'input-limit' // the human input cap was reached
+  | 'line-too-long' // a line longer than a line-by-line reader takes (the kernel would drop its tail): not sent
   | 'lease-closed' // input after the lease ended (the program already finished)
   | 'takeover-unavailable'
   | 'stale-generation'
@@ -336,6 +338,7 @@ const ROLE_REASONS = new Set(['granted', 'resumed', 'readonly-requested', 'contr
 const NOTICE_CODES = new Set([
   'busy',
   'input-limit',
+  'line-too-long',
   'lease-closed',
   'takeover-unavailable',
   'stale-generation',

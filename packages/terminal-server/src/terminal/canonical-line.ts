@@ -20,6 +20,13 @@ function longestLine(input: string): { line: number; bytes: number } {
   return longest;
 }
 
+/** Why `input` cannot be typed into a terminal whose reader may read canonically (`readsCanonically` says
+ *  so now), or undefined: the terminal's modes are read only for a text with a line that would not fit. */
+export async function refusedLine(input: string, readsCanonically: () => Promise<boolean>): Promise<string | undefined> {
+  const overlong = overlongLine(input);
+  return overlong !== undefined && (await readsCanonically()) ? overlong : undefined;
+}
+
 /** Why `input` cannot be typed to a canonical-mode reader, or undefined when every line fits. */
 export function overlongLine(input: string): string | undefined {
   const { line, bytes } = longestLine(input);

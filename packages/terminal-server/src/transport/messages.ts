@@ -61,6 +61,7 @@ export function closeReason(text: string): string {
 export function noticeFor(error: unknown, what: string): { code: NoticeCode; message: string } {
   if (error instanceof TerminalError) {
     if (error.code === 'input-limit') return { code: 'input-limit', message: `${error.message}. Nothing was sent.` };
+    if (error.code === 'line-too-long') return { code: 'line-too-long', message: error.message };
     return { code: 'operation-failed', message: NOTICES.failed(what, error.message) };
   }
   if (error instanceof QueueError) {
