@@ -560,12 +560,19 @@ describe('class 3: confirmation and passphrase prompts of real tools', () => {
 describe('class 3: a program that redraws and never reads is not waiting', () => {
   const { send } = useHub('watch', { operationTimeoutMs: 2500 });
 
-  it('watch runs until the deadline and is interrupted', async () => {
+  it('watch runs until the deadline and is interrupted; the screen it showed then is its output', async () => {
     requirePrograms('watch');
-    const r = await send('watch -n 0.2 date');
+    const r = await send('echo before; watch -n 0.2 "echo tick-$((6 * 7))"');
     assert.equal(r.waitReason, 'timeout');
+    // The interrupt takes watch off its screen; what it showed goes after what came before it.
+    const lines = r.output.split('\n');
+    assert.equal(lines[0], 'echo before; watch -n 0.2 "echo tick-$((6 * 7))"');
+    assert.equal(lines[1], 'before');
+    assert.match(lines[2] ?? '', /^Every 0\.2s: echo tick-/);
+    assert.ok(lines.includes('tick-42'), r.output);
     const after = await send('echo after');
     assert.equal(after.waitReason, 'prompt');
+    assert.equal(after.output, 'echo after\nafter');
   });
 });
 

@@ -92,6 +92,8 @@ interface SendWork {
   kind: 'model-send';
   input: string;
   capture?: Capture;
+  /** The full-screen program's screen when the deadline passed (see interruptForeground). */
+  screenAtDeadline?: { lines: string[]; rowsBefore: number };
 }
 interface SignalWork {
   kind: 'signal';
@@ -333,6 +335,12 @@ export class OwnerTerminal extends EventEmitter<OwnerEvents> {
     const generation = this.current;
     if (!generation) throw new Error('terminal is exited');
     const stillHolding = () => this.current === generation && this.queue.holder?.id === op.id && generation.status.kind === 'running';
+    // A full-screen program that never reads (`watch`) leaves its screen when the interrupt ends it: what
+    // it showed at the deadline is its output, and the model would otherwise get none of it.
+    const work = op.payload;
+    if (work.kind === 'model-send' && work.capture?.generation === generation) {
+      work.screenAtDeadline = await generation.fullScreen(work.capture.handle).catch(() => undefined);
+    }
     await interruptForeground(generation, stillHolding);
   }
 
@@ -389,7 +397,8 @@ export class OwnerTerminal extends EventEmitter<OwnerEvents> {
     // command returned when it ended just as the deadline passed.
     const atPrompt = result.waitReason === 'prompt' || result.recoveredAt === 'prompt';
     const promptStart = atPrompt ? detail?.start : undefined;
-    const { output, outputTruncated, view } = await this.readOutcome(work.capture, atPrompt, promptStart);
+    const left = work.kind === 'model-send' && result.waitReason === 'timeout' ? work.screenAtDeadline : undefined;
+    const { output, outputTruncated, view } = await this.readOutcome(work.capture, atPrompt, promptStart, left);
     return {
       result,
       output,
@@ -411,6 +420,7 @@ export class OwnerTerminal extends EventEmitter<OwnerEvents> {
     capture: Capture | undefined,
     atPrompt: boolean,
     promptStart: PromptFact['start'],
+    screenAtDeadline?: SendWork['screenAtDeadline'],
   ): Promise<{ output: string; outputTruncated: boolean; view: OwnerView }> {
     const generation = capture?.generation;
     const readable =
@@ -421,6 +431,10 @@ export class OwnerTerminal extends EventEmitter<OwnerEvents> {
     const lines = read.capture.lines;
     // Where the prompt began is unknown (no mark): its line is the fresh prompt, which says nothing.
     if (atPrompt && promptStart === undefined && lines.length > 0) lines.pop();
+    // The full-screen program left its screen since the deadline: that screen goes where it was entered.
+    if (screenAtDeadline && !read.view.alternate && !read.capture.evicted) {
+      lines.splice(Math.min(screenAtDeadline.rowsBefore, lines.length), 0, ...screenAtDeadline.lines);
+    }
     return { output: lines.join('\n'), outputTruncated: read.capture.evicted, view };
   }
 

@@ -607,6 +607,18 @@ export class Screen {
     capture.takeAbove(this.trimmed + this.buffers.normal.baseY, (row) => this.rowAt(row)?.text ?? '');
   }
 
+  /**
+   * While a full-screen program holds the alternate screen: its screen's text, and how many of the
+   * capture's normal rows stand above the row it was entered from (what the command printed before it).
+   * Undefined on the normal screen.
+   */
+  fullScreen(capture: CaptureHandle): { lines: string[]; rowsBefore: number } | undefined {
+    if (this.buffers.active.type !== 'alternate') return undefined;
+    const normal = this.buffers.normal;
+    const cursorRow = this.trimmed + normal.baseY + normal.cursorY;
+    return { lines: trimTrailingEmpty(this.viewportLines()), rowsBefore: Math.max(0, cursorRow - capture.startRow) };
+  }
+
   /** @internal used by CaptureHandle */
   readCapture(capture: CaptureHandle, position?: OutputEnd): CaptureResult {
     const active = this.buffers.active;

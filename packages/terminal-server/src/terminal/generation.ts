@@ -353,6 +353,11 @@ export class TerminalGeneration extends EventEmitter<GenerationEvents> {
     return this.atBoundary(() => this.screen.beginCapture(this.watch.openLineStart()));
   }
 
+  /** What a full-screen program shows now, for an operation that began at `capture` (see Screen.fullScreen). */
+  fullScreen(capture: CaptureHandle): Promise<{ lines: string[]; rowsBefore: number } | undefined> {
+    return this.atBoundary(() => this.screen.fullScreen(capture));
+  }
+
   /** An operation's output (up to `end`, where its prompt began) and the view it ended on, at one boundary. */
   readCapture(capture: CaptureHandle, end?: OutputEnd): Promise<{ view: GenerationView; capture: CaptureResult }> {
     const sequence = this.sequenceNumber;
