@@ -31,6 +31,21 @@ describe('engine: commands at the prompt', () => {
     assert.equal((await send('no-such-command-here')).exitCode, 127);
   });
 
+  it('an empty line runs nothing and reports no status; an answer, a held line and a syntax error do', async () => {
+    assert.equal((await send('false')).exitCode, 1);
+    // bash keeps `$?` across an empty line: 1 here would be the last command's, not this line's.
+    for (const text of ['', '   ']) {
+      const empty = await send(text);
+      assert.equal(empty.waitReason, 'prompt');
+      assert.equal(empty.exitCode, undefined, JSON.stringify(empty));
+    }
+    assert.equal((await send('read x; (exit 3)')).waitReason, 'stdin_read');
+    assert.equal((await send('')).exitCode, 3, 'an empty answer ends a command line that did run');
+    assert.equal((await send('(exit 4)', false)).waitReason, 'stdin_read');
+    assert.equal((await send('')).exitCode, 4, 'Enter runs the line held at the prompt');
+    assert.equal((await send('echo (')).exitCode, 2, 'a syntax error runs nothing, but bash sets its status');
+  });
+
   it('cd and export persist between sends', async () => {
     await send(`cd ${t.dir} && mkdir -p sub && cd sub && export SHARED_TEST_VALUE=kept`);
     const r = await send('pwd; echo "$SHARED_TEST_VALUE"');

@@ -90,6 +90,9 @@ const LEARN_STACK_RETRY_MS = 10;
 /** While lines typed ahead are still owed to the shell, looks for them come this often. */
 const TYPED_AHEAD_LOOK_MS = 5;
 
+/** Enter on a line of spaces at most: bash runs nothing. */
+const BLANK_LINE = /^ *[\r\n]$/;
+
 /** Where the last CR, LF or Ctrl-C of `data` is (-1: none): each ends the line being edited, submitted or
  *  dropped; text after the last one is a line still open. */
 function lastLineEnd(data: string): number {
@@ -133,6 +136,10 @@ export class CompletionWatch {
   /** An exit-status mark came after the last prompt mark that counted (an empty line keeps the number). */
   private freshStatus = false;
   private commandRunning = false;
+  /** The last write was Enter on an empty line at the idle prompt (blanks at most, nothing held typed): bash
+   *  runs nothing and keeps the last command's `$?`, which is no status of this line. A command line
+   *  starting (C) says otherwise. */
+  private blankLine = false;
   /** A command line started (C) and no exit-status mark came since. */
   private statusAwaited = false;
   /** The last counted prompt mark ended a command line (C) that had no exit-status mark: see ShellMarks. */
@@ -223,6 +230,7 @@ export class CompletionWatch {
       return;
     }
     if (marker.kind === 'C') {
+      this.blankLine = false;
       this.places.commandStarted();
       this.commandRunning = true;
       this.statusAwaited = true;
@@ -265,6 +273,7 @@ export class CompletionWatch {
     this.places.written();
     this.seenWait = undefined;
     this.siblingsWorkedAt = undefined;
+    this.blankLine = BLANK_LINE.test(data) && !this.commandRunning && !this.lineHeld();
     // Enter submits a line; Ctrl-C at the prompt drops it and bash draws the prompt again.
     const lineEnd = lastLineEnd(data);
     if (lineEnd >= 0) {
@@ -549,7 +558,7 @@ export class CompletionWatch {
     const status = this.statusBeforeSignal?.dispatch === dispatch ? this.statusBeforeSignal : this.lastStatus;
     // The first prompt after a restore follows the restore line, whose status says nothing of the command.
     const restored = this.restoreTried?.dispatch === dispatch;
-    const exitCode = status && status.dispatch === dispatch && !restored ? status.status : undefined;
+    const exitCode = status && status.dispatch === dispatch && !restored && !this.blankLine ? status.status : undefined;
     observer.prompt(dispatch, { exitCode, evidence: restored ? 'kernel' : evidence, start: this.places.outputEnd(evidence) });
   }
 
