@@ -11,8 +11,9 @@
  * up to `scrollbackLines` rows. Rows the emulator drops are counted through a marker, so output is parsed
  * in slices that cannot scroll past it.
  *
- * Why one file past 500 lines: the archive, the emulator and the marker that counts dropped rows are one
- * history; splitting them would expose row numbering between files (row-ansi.ts holds the style runs).
+ * Why one file past 500 lines: the emulator, the marker that counts dropped rows and what goes into the
+ * archive and when are one history; the archive's own queue of rows is row-archive.ts, their style runs
+ * row-ansi.ts, and splitting further would expose the emulator's row numbering between files.
  *
  * The screen is not re-entrant with its own writes: the generation runs every screen operation on one
  * serial chain, so a snapshot or a capture always sees a whole number of ingested chunks.
@@ -22,6 +23,7 @@ import unicodeModule from '@xterm/addon-unicode11';
 import headless from '@xterm/headless';
 import type { IBufferCell, IBufferLine, IBufferNamespace, IMarker, Terminal as HeadlessTerminal } from '@xterm/headless';
 import { type ArchivedRow, archiveRow } from './row-ansi.ts';
+import { RowArchive, rowBytes } from './row-archive.ts';
 import { AlternateRows, alternateOutput, type AlternatePosition } from './alternate-rows.ts';
 import { CaptureHandle, type CaptureResult } from './capture.ts';
 import { utf8Length, utf8Tail } from '../utf8.ts';
@@ -110,11 +112,8 @@ export class Screen {
   private readonly alternateRows: AlternateRows;
   /** The newest capture: it is told before the cursor first moves up (see capture.ts). */
   private capture: CaptureHandle | undefined;
-  /** Archived rows [archiveStart, archiveStart + archive.length), oldest first. */
-  private archive: ArchivedRow[] = [];
-  private archiveHead = 0;
-  private archiveStart = 0;
-  private archiveBytes = 0;
+  /** History rows the emulator no longer needs to hold, by absolute row. */
+  private readonly archive = new RowArchive();
   /** History rows were lost (line or byte cap, or a flood that outran the archive). */
   private evicted = false;
   /** Writes handed to the emulator and not yet parsed: at none, its state is everything written so far. */
@@ -160,11 +159,11 @@ export class Screen {
     });
     // Erase-scrollback (CSI 3 J) and full reset (ESC c) drop history: the archive goes with it.
     this.terminal.parser.registerCsiHandler({ final: 'J' }, (params) => {
-      if (params[0] === 3) this.clearArchive();
+      if (params[0] === 3) this.archive.clear();
       return false;
     });
     this.terminal.parser.registerEscHandler({ final: 'c' }, () => {
-      this.clearArchive();
+      this.archive.clear();
       return false;
     });
     // What can put the cursor above where it was, or move rows above it: cursor up, previous line,
@@ -306,10 +305,10 @@ export class Screen {
     // Rows the emulator dropped on its own are kept when they were archived ahead of the drop; otherwise
     // (a cleared archive, or a history cap smaller than the emulator's) they are gone.
     if (this.trimmed > trimmedBefore) {
-      const kept = this.archiveLength > 0 && this.archiveStart <= trimmedBefore && this.archiveStart + this.archiveLength >= this.trimmed;
+      const kept = this.archive.length > 0 && this.archive.start <= trimmedBefore && this.archive.end >= this.trimmed;
       if (!kept) this.evicted = true;
     }
-    if (this.archiveStart === Number.MAX_SAFE_INTEGER || this.archiveLength === 0) this.archiveStart = this.trimmed;
+    if (this.archive.unsettled || this.archive.length === 0) this.archive.start = this.trimmed;
     if (this.buffers.active.type === 'normal' && !this.anchorHolds()) {
       this.anchor?.marker.dispose();
       const marker = this.terminal.registerMarker(0);
@@ -317,7 +316,7 @@ export class Screen {
     }
     // A gap between the archive and the emulator means rows were lost (a slice scrolled further than its
     // bound, e.g. scroll sequences).
-    if (this.archiveLength > 0 && this.archiveStart + this.archiveLength < this.trimmed) this.resetArchiveAt(this.trimmed);
+    if (this.archive.length > 0 && this.archive.end < this.trimmed) this.resetArchiveAt(this.trimmed);
     this.archiveAhead();
     this.evictHistory();
   }
@@ -342,13 +341,13 @@ export class Screen {
   private archiveAhead(maxRows = Infinity): boolean {
     const normal = this.buffers.normal;
     const target = this.trimmed + normal.baseY - this.liveScrollback;
-    const from = this.archiveLength > 0 ? this.archiveStart + this.archiveLength : this.trimmed;
-    if (this.archiveLength === 0) this.archiveStart = from;
+    const from = this.archive.length > 0 ? this.archive.end : this.trimmed;
+    if (this.archive.length === 0) this.archive.start = from;
     const to = Math.min(target, from + maxRows);
     for (let row = from; row < to; row++) {
       const line = normal.getLine(row - this.trimmed);
       if (!line) break;
-      this.pushArchive(archiveRow(line, this.cell));
+      this.archive.push(archiveRow(line, this.cell));
     }
     return to < target;
   }
@@ -372,54 +371,26 @@ export class Screen {
     return false;
   }
 
-  private get archiveLength(): number {
-    return this.archive.length - this.archiveHead;
-  }
-
-  private pushArchive(row: ArchivedRow): void {
-    this.archive.push(row);
-    this.archiveBytes += rowBytes(row);
-  }
-
   private evictHistory(): void {
     const historyEnd = this.trimmed + this.buffers.normal.baseY;
-    while (this.archiveLength > 0) {
-      const start = Math.min(this.archiveStart, this.trimmed);
-      const total = historyEnd - start;
-      if (total <= this.options.scrollbackLines && this.archiveBytes <= this.options.scrollbackMaxBytes) break;
-      const row = this.archive[this.archiveHead]!;
-      this.archiveBytes -= rowBytes(row);
-      this.archiveHead++;
-      this.archiveStart++;
+    while (this.archive.length > 0) {
+      const total = historyEnd - Math.min(this.archive.start, this.trimmed);
+      if (total <= this.options.scrollbackLines && this.archive.bytes <= this.options.scrollbackMaxBytes) break;
+      this.archive.dropOldest();
       this.evicted = true;
-    }
-    if (this.archiveHead > 4096 && this.archiveHead * 2 > this.archive.length) {
-      this.archive = this.archive.slice(this.archiveHead);
-      this.archiveHead = 0;
     }
   }
 
   private resetArchiveAt(row: number): void {
-    if (this.archiveLength > 0 || row > this.trimmed) this.evicted = true;
-    this.archive = [];
-    this.archiveHead = 0;
-    this.archiveBytes = 0;
-    this.archiveStart = row;
-  }
-
-  private clearArchive(): void {
-    this.archive = [];
-    this.archiveHead = 0;
-    this.archiveBytes = 0;
-    // Settled in afterSlice, once the rows the emulator dropped are counted.
-    this.archiveStart = Number.MAX_SAFE_INTEGER;
+    if (this.archive.length > 0 || row > this.trimmed) this.evicted = true;
+    this.archive.resetAt(row);
   }
 
   // ------------------------------------------------------------------ history view
 
   /** First absolute row of history (archived or in the emulator). */
   private get historyStart(): number {
-    return Math.min(this.archiveStart, this.trimmed);
+    return Math.min(this.archive.start, this.trimmed);
   }
 
   private get historyEnd(): number {
@@ -438,8 +409,7 @@ export class Screen {
       const line = this.buffers.normal.getLine(row - this.trimmed);
       return line ? { text: line.translateToString(true), wrapped: line.isWrapped } : undefined;
     }
-    if (row < this.archiveStart) return undefined;
-    return this.archive[this.archiveHead + row - this.archiveStart];
+    return this.archive.at(row);
   }
 
   // ------------------------------------------------------------------ reading
@@ -729,8 +699,8 @@ export class Screen {
     const archivedRows: ArchivedRow[] = [];
     let archivedBytes = 0;
     if (liveLines === emulatorHistory) {
-      for (let row = this.trimmed - 1; row >= this.archiveStart && liveLines + archivedRows.length < limit; row--) {
-        const archived = this.archive[this.archiveHead + row - this.archiveStart];
+      for (let row = this.trimmed - 1; row >= this.archive.start && liveLines + archivedRows.length < limit; row--) {
+        const archived = this.archive.at(row);
         if (!archived) break;
         const bytes = rowBytes(archived) + 2;
         if (liveBytes + archivedBytes + bytes > budget) break;
@@ -773,13 +743,8 @@ export class Screen {
   dispose(): void {
     this.anchor?.marker.dispose();
     this.terminal.dispose();
-    this.archive = [];
+    this.archive.resetAt(0);
   }
-}
-
-/** What a row counts against scrollbackMaxBytes: its styled and its plain text (as when both were kept). */
-function rowBytes(row: ArchivedRow): number {
-  return row.ansiLength + row.textLength + 16;
 }
 
 /**
