@@ -355,6 +355,8 @@ export class TerminalGeneration extends EventEmitter<GenerationEvents> {
 
   /** What a full-screen program shows now, for an operation that began at `capture` (see Screen.fullScreen). */
   fullScreen(capture: CaptureHandle): Promise<{ lines: string[]; rowsBefore: number } | undefined> {
+    // On the normal screen nothing waits for the parse: an interrupt under a flood goes in at once.
+    if (!this.screen.alternate) return Promise.resolve(undefined);
     return this.atBoundary(() => this.screen.fullScreen(capture));
   }
 
