@@ -34,7 +34,7 @@ describe('engine: commands at the prompt', () => {
   it('an empty line runs nothing and reports no status; an answer, a held line and a syntax error do', async () => {
     assert.equal((await send('false')).exitCode, 1);
     // bash keeps `$?` across an empty line: 1 here would be the last command's, not this line's.
-    for (const text of ['', '   ']) {
+    for (const text of ['', '   ', '# a comment']) {
       const empty = await send(text);
       assert.equal(empty.waitReason, 'prompt');
       assert.equal(empty.exitCode, undefined, JSON.stringify(empty));
@@ -44,6 +44,10 @@ describe('engine: commands at the prompt', () => {
     assert.equal((await send('(exit 4)', false)).waitReason, 'stdin_read');
     assert.equal((await send('')).exitCode, 4, 'Enter runs the line held at the prompt');
     assert.equal((await send('echo (')).exitCode, 2, 'a syntax error runs nothing, but bash sets its status');
+    // Without interactive comments, `#` is a command like any other, and its status is reported.
+    assert.equal((await send('shopt -u interactive_comments; false')).exitCode, 1);
+    assert.equal((await send('# not a comment now')).exitCode, 127);
+    assert.equal((await send('shopt -s interactive_comments')).exitCode, 0);
   });
 
   it('cd and export persist between sends', async () => {

@@ -90,8 +90,9 @@ const LEARN_STACK_RETRY_MS = 10;
 /** While lines typed ahead are still owed to the shell, looks for them come this often. */
 const TYPED_AHEAD_LOOK_MS = 5;
 
-/** Enter on a line of spaces at most: bash runs nothing. */
-const BLANK_LINE = /^ *[\r\n]$/;
+/** Enter on a line of spaces at most, or a comment: bash runs nothing. (With `interactive_comments` off a
+ *  comment is a command, whose start mark says so.) */
+const BLANK_LINE = /^ *(#[^\r\n]*)?[\r\n]$/;
 
 /** Where the last CR, LF or Ctrl-C of `data` is (-1: none): each ends the line being edited, submitted or
  *  dropped; text after the last one is a line still open. */
@@ -136,7 +137,7 @@ export class CompletionWatch {
   /** An exit-status mark came after the last prompt mark that counted (an empty line keeps the number). */
   private freshStatus = false;
   private commandRunning = false;
-  /** The last write was Enter on an empty line at the idle prompt (blanks at most, nothing held typed): bash
+  /** The last write was Enter on an empty line at the idle prompt (blanks or a comment, nothing held typed): bash
    *  runs nothing and keeps the last command's `$?`, which is no status of this line. A command line
    *  starting (C) says otherwise. */
   private blankLine = false;
