@@ -403,6 +403,12 @@ export class Screen {
     return placeOfColumn(row >= this.trimmed ? this.buffers.normal.getLine(row - this.trimmed) : undefined, x);
   }
 
+  /** Absolute row of the normal screen's cursor, also while a full-screen program shows. */
+  private get normalCursorRow(): number {
+    const normal = this.buffers.normal;
+    return this.trimmed + normal.baseY + normal.cursorY;
+  }
+
   /** Text and wrap flag of absolute row `row` of the normal buffer's history or viewport. */
   private rowAt(row: number): { text: string; wrapped: boolean } | undefined {
     if (row >= this.trimmed) {
@@ -520,7 +526,7 @@ export class Screen {
    */
   beginCapture(lineStart?: ScreenPosition): CaptureHandle {
     const normal = this.buffers.normal;
-    const cursorRow = this.trimmed + normal.baseY + normal.cursorY;
+    const cursorRow = this.normalCursorRow;
     const start = this.sameLine(lineStart, cursorRow) ? { row: lineStart.line, x: lineStart.x } : { row: cursorRow, x: normal.cursorX };
     const startAt = { row: start.row, index: this.columnIndex(start.row, start.x) };
     const rowsAtStart: string[] = [];
@@ -535,8 +541,7 @@ export class Screen {
    * editor shows after its prompt: its line's text.
    */
   lineTextFrom(from: ScreenPosition | undefined): string | undefined {
-    const normal = this.buffers.normal;
-    if (!this.sameLine(from, this.trimmed + normal.baseY + normal.cursorY)) return undefined;
+    if (!this.sameLine(from, this.normalCursorRow)) return undefined;
     let text = this.rowAt(from.line)!.text.slice(this.columnIndex(from.line, from.x));
     for (let row = from.line + 1; ; row++) {
       const next = this.rowAt(row);
@@ -584,9 +589,7 @@ export class Screen {
    */
   fullScreen(capture: CaptureHandle): { lines: string[]; rowsBefore: number } | undefined {
     if (this.buffers.active.type !== 'alternate') return undefined;
-    const normal = this.buffers.normal;
-    const cursorRow = this.trimmed + normal.baseY + normal.cursorY;
-    return { lines: trimTrailingEmpty(this.viewportLines()), rowsBefore: Math.max(0, cursorRow - capture.startRow) };
+    return { lines: trimTrailingEmpty(this.viewportLines()), rowsBefore: Math.max(0, this.normalCursorRow - capture.startRow) };
   }
 
   /** @internal used by CaptureHandle */

@@ -522,7 +522,7 @@ export class CompletionWatch {
       const sequence = this.host.sequence();
       const info = await handle.inspectForeground({ terminalFlags: false }).catch(() => undefined);
       this.noteImage(info);
-      if (info?.inputWaiting && (info.inputProcessId ?? pid) === pid && info.processGroupId === pid) {
+      if (info !== undefined && isShellReading(info, pid)) {
         await new Promise((resolve) => setTimeout(resolve, CONFIRM_SETTLE_MS));
         await this.host.atBoundary(() => undefined);
         // Reading held back behind a parse that lags: the rest may still wait in the terminal.

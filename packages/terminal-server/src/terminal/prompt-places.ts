@@ -99,17 +99,17 @@ export class PromptPlaces {
 
   /** A prompt mark that counted; `statusMissing`: its command line had no exit-status mark yet. */
   counted(cursor: Cursor, statusMissing: boolean): void {
-    const begins = this.begins;
-    this.begins = undefined;
     const here = this.screen.position();
+    // A start mark counts where it stands before this prompt mark.
+    const begins = this.begins && here && atOrBefore(this.begins, here) ? this.begins : undefined;
+    this.begins = undefined;
     // The prompt began at its start mark when that stands between the status mark and the prompt mark.
     const status = this.start;
-    const start =
-      status && begins && here && atOrBefore(status, begins) && atOrBefore(begins, here) ? promptOpening(status, begins) : status;
+    const start = status && begins && atOrBefore(status, begins) ? promptOpening(status, begins) : status;
     this.start = here && (!start || !samePlace(start, here) || start.line > here.line) ? { ...here, x: 0 } : start;
     this.promptEnd = cursor.alternate ? undefined : { line: cursor.line, x: cursor.x };
     this.skipped = undefined;
-    const drawnFrom = begins && here && atOrBefore(begins, here) ? begins : this.start;
+    const drawnFrom = begins ?? this.start;
     this.beforeStatus = statusMissing && drawnFrom && this.promptEnd ? { from: drawnFrom, to: this.promptEnd } : undefined;
   }
 
